@@ -1,0 +1,77 @@
+/* The backends a host knows: one entry per file found on the search path,
+ * in search order, including refused, disabled and shadowed ones. */
+#ifndef SBIO_REGISTRY_H
+#define SBIO_REGISTRY_H
+
+#include "config.h"
+#include "dl.h"
+#include "metadata.h"
+#include "trust.h"
+#include <pthread.h>
+#include <sandboxio/backend.h>
+#include <sandboxio/sandboxio.h>
+
+struct sbio_backend_info {
+  char *name; /* from the file name */
+  char *path; /* absolute */
+  sbio_backend_status status;
+  char reason[512];
+  int enabled;
+  int have_meta;
+  sbio__metadata meta; /* valid when have_meta */
+  char sha256[65];     /* of the file, "" if not computed */
+  sbio_tier tier;      /* weakest effective, UNKNOWN when refused */
+  sbio_tier claimed_tier;
+  const sbio__backend_config *cfg; /* points into the host's config, or NULL */
+  /* Loaded state (status LOADED); guarded by the registry lock. */
+  sbio__dl *dl;
+  const sbio_backend_ops *ops;
+  void *instance; /* opened lazily by the host */
+  int warned_unknown;
+};
+
+typedef struct sbio__registry {
+  struct sbio_backend_info **items;
+  size_t n;
+  pthread_mutex_t lock;
+} sbio__registry;
+
+void sbio__registry_init(sbio__registry *reg);
+/* Closes instances (ops->close), unloads, frees. */
+void sbio__registry_free(sbio__registry *reg);
+/* The active (not shadowed) entry named `name`, or NULL. */
+struct sbio_backend_info *sbio__registry_find(sbio__registry *reg, const char *name);
+
+/* Scans the directories in order and appends one entry per candidate file
+ * (sbio-backend-NAME.so with a valid NAME; other files are ignored
+ * silently). No backend code runs. Per file, in this order, the first
+ * failure sets status REFUSED with its reason and scanning goes on:
+ *   - directory or file writable by group or others (a directory owned by
+ *     root with the sticky bit is accepted, as sudo reasons), checked for
+ *     the file, its directory and every ancestor;
+ *   - not a regular file; not ELF; ELF class/machine not this host's;
+ *   - no note, malformed note, invalid metadata JSON (reason from
+ *     sbio__metadata_parse); ABI major in the note != SBIO_BACKEND_ABI_MAJOR;
+ *   - metadata name != the NAME in the file name;
+ *   - pin sha256 mismatch ("sha256 pin mismatch: expected X, file has Y");
+ *   - pin expect_tier != the backend's weakest effective tier ("expected
+ *     tier GVISOR, backend provides CONTAINER").
+ * A later file with the name of an earlier entry is SHADOWED ("shadowed by
+ * /first/path"). A backend disabled by config is DISABLED (reason
+ * "disabled by configuration") and never loaded; its metadata is still read
+ * for listing. Mechanisms are evaluated with sbio__trust_evaluate. Relative
+ * and empty directories are skipped (never the current directory);
+ * unreadable directories are skipped. */
+sbio_code sbio__registry_scan(sbio__registry *reg, const char *const *dirs, size_t n_dirs, const sbio__config *cfg,
+                              const sbio__trust_policy *policy, sbio_error *err);
+
+/* dlopens an AVAILABLE backend and validates its entry point: symbol
+ * present, table non-NULL, size >= the v1.0 table, abi_major matches,
+ * name equals the file name, metadata_json identical to the note read at
+ * scan time. On failure status becomes REFUSED with the reason, the object
+ * is unloaded, and SBIO_E_BACKEND_UNAVAILABLE is returned. LOADED: no-op.
+ * DISABLED/REFUSED/SHADOWED: SBIO_E_BACKEND_UNAVAILABLE with the reason.
+ * Caller holds reg->lock. */
+sbio_code sbio__registry_load(sbio__registry *reg, struct sbio_backend_info *b, sbio_error *err);
+
+#endif

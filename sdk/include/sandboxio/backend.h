@@ -1,0 +1,289 @@
+/* sandboxio backend ABI, version 1.
+ *
+ * A backend is a shared object named sbio-backend-NAME.so that
+ *   1. embeds its metadata (JSON) in an ELF note, section ".note.sandboxio",
+ *      which the core reads from the file without running any code, and
+ *   2. exports exactly one symbol, sbio_backend_entry_v1, returning its
+ *      operations table.
+ * Both come from one SBIO_BACKEND(...) invocation, so they cannot drift.
+ *
+ * Stability: within ABI major 1, fields are only appended to the structs
+ * below and each struct starts with its size, so a backend built against an
+ * older minor keeps working and a newer core never reads past what the
+ * backend provided. An operation left NULL means "not supported" and the
+ * core answers SBIO_E_CAPABILITY; it is never called. See docs/backend-abi.md.
+ */
+#ifndef SANDBOXIO_BACKEND_H
+#define SANDBOXIO_BACKEND_H
+
+#include <sandboxio/types.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SBIO_BACKEND_ABI_MAJOR 1
+#define SBIO_BACKEND_ABI_MINOR 0
+#define SBIO_BACKEND_ENTRY_SYMBOL "sbio_backend_entry_v1"
+
+/* ELF note: owner "sandboxio", type 'SBIO'. The descriptor is the metadata
+ * JSON, NUL-terminated and padded to 4 bytes. */
+#define SBIO_NOTE_OWNER "sandboxio"
+#define SBIO_NOTE_TYPE 0x4f494253u /* "SBIO" little-endian */
+#define SBIO_NOTE_SECTION ".note.sandboxio"
+#define SBIO_METADATA_MAX 65536 /* largest descriptor the core accepts */
+
+/* --------------------------------------------------------------- errors */
+/* Filled by a failing operation. Fixed buffers keep the ABI free of
+ * allocator ownership questions. Never put a secret here: the core redacts
+ * what it knows, but a backend must not rely on that. */
+typedef struct sbio_bk_error {
+  uint32_t size;
+  int code;            /* an sbio_code */
+  int provider_status; /* e.g. the HTTP status, 0 if none */
+  char message[512];
+  char hint[256];
+} sbio_bk_error;
+
+static inline int sbio_bk_error_set(sbio_bk_error *err, int code, const char *hint, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static inline int sbio_bk_error_set(sbio_bk_error *err, int code, const char *hint, const char *fmt, ...) {
+  if (err) {
+    va_list ap;
+    err->code = code;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : "");
+  }
+  return code;
+}
+
+/* --------------------------------------------------------- host services */
+enum { SBIO_BK_LOG_DEBUG = 10, SBIO_BK_LOG_INFO = 20, SBIO_BK_LOG_WARN = 30, SBIO_BK_LOG_ERROR = 40 };
+
+typedef struct sbio_host_services {
+  uint32_t size;
+  void *host_data;
+  /* Log a line (redacted by the host before any sink sees it). */
+  void (*log)(void *host_data, int level, const char *message);
+  /* Monotonic clock in nanoseconds; deadlines use this clock. */
+  int64_t (*monotonic_ns)(void *host_data);
+  /* Returns a malloc'd copy of `text` with every secret the host knows
+   * replaced by "***"; free it with free_string. NULL on OOM. */
+  char *(*redact)(void *host_data, const char *text);
+  void (*free_string)(void *host_data, char *text);
+} sbio_host_services;
+
+/* Per-call context: the deadline and a cancellation check. */
+typedef struct sbio_bk_call {
+  uint32_t size;
+  int64_t deadline_ns; /* absolute, host monotonic clock; always set */
+  const sbio_host_services *host;
+  void *host_call_data;
+  /* Non-zero once the caller gave up (e.g. the sandbox is being killed
+   * from another thread). Long waits poll it. */
+  int (*cancelled)(const struct sbio_bk_call *call);
+} sbio_bk_call;
+
+static inline int64_t sbio_bk_now_ns(const sbio_bk_call *call) {
+  return call->host->monotonic_ns(call->host->host_data);
+}
+static inline int64_t sbio_bk_remaining_ns(const sbio_bk_call *call) {
+  int64_t left = call->deadline_ns - sbio_bk_now_ns(call);
+  return left > 0 ? left : 0;
+}
+
+/* ------------------------------------------------------------- requests */
+typedef struct sbio_bk_kv {
+  const char *key;
+  const char *value;
+} sbio_bk_kv;
+
+typedef struct sbio_bk_create_req {
+  uint32_t size;
+  const char *template_name; /* NULL: the backend's default */
+  const sbio_bk_kv *env;     /* environment of every process */
+  size_t n_env;
+  const sbio_bk_kv *secrets; /* also environment; values must never be logged */
+  size_t n_secrets;
+  const sbio_bk_kv *labels; /* caller metadata: propagate to provider labels */
+  size_t n_labels;
+  const char *session_id; /* this host's session (label it for reaping) */
+  double cpu;             /* 0: the backend's modest default */
+  int64_t memory_mb;      /* 0: default */
+  int64_t disk_mb;        /* 0: default */
+  const char *gpu;        /* NULL: none */
+  int egress;             /* sbio_egress: 0 deny, 1 allow */
+  const char *const *allow; /* egress allow-list (hosts, CIDRs), under deny */
+  size_t n_allow;
+  double timeout_s; /* sandbox lifetime; also the provider-side backstop */
+} sbio_bk_create_req;
+
+typedef struct sbio_bk_sandbox_info {
+  uint32_t size;
+  char id[128];       /* provider id, unique for the sandbox's lifetime */
+  char mechanism[64]; /* the mechanism actually used (observed) */
+} sbio_bk_sandbox_info;
+
+/* Output arrives through this callback: stream 1 stdout, 2 stderr. */
+typedef void (*sbio_bk_output_fn)(void *user, int stream, const char *data, size_t len);
+
+typedef struct sbio_bk_exec_req {
+  uint32_t size;
+  const char *const *argv; /* argv mode: never through a shell */
+  size_t argc;
+  const char *shell; /* shell mode when non-NULL (argv is then NULL) */
+  const sbio_bk_kv *env;
+  size_t n_env;
+  const char *cwd; /* NULL: the sandbox work directory */
+  int has_stdin;
+  const unsigned char *stdin_data;
+  size_t stdin_len;
+  sbio_bk_output_fn output;
+  void *output_user;
+} sbio_bk_exec_req;
+
+/* File read data sink: return 0 to continue, non-zero to stop (too big). */
+typedef int (*sbio_bk_data_fn)(void *user, const void *data, size_t len);
+
+typedef struct sbio_bk_dirent {
+  uint32_t size;
+  const char *name;
+  const char *path; /* full path inside the sandbox */
+  int64_t bytes;
+  int is_dir;
+} sbio_bk_dirent;
+typedef void (*sbio_bk_dirent_fn)(void *user, const sbio_bk_dirent *entry);
+
+typedef struct sbio_bk_managed {
+  uint32_t size;
+  const char *id;
+  const char *state;  /* "running", "stopped", "paused" */
+  int64_t created_at; /* unix seconds, -1 unknown */
+  const sbio_bk_kv *labels;
+  size_t n_labels;
+} sbio_bk_managed;
+typedef void (*sbio_bk_managed_fn)(void *user, const sbio_bk_managed *entry);
+
+/* ------------------------------------------------------ operations table */
+typedef struct sbio_backend_ops {
+  uint32_t size; /* sizeof(sbio_backend_ops) as the backend was compiled */
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  const char *name;          /* must equal NAME in sbio-backend-NAME.so */
+  const char *metadata_json; /* the very bytes of the ELF note */
+
+  /* A backend instance: settings_json is the backend's `settings` subtree
+   * of the config as a JSON object ("{}" when none). */
+  int (*open)(const sbio_host_services *host, const char *settings_json, void **instance, sbio_bk_error *err);
+  void (*close)(void *instance);
+
+  /* Which mechanism a create with this request would use, provisioning
+   * nothing. Also the place to refuse a request the backend cannot honour
+   * (e.g. a cap it cannot enforce) before anything exists. */
+  int (*plan)(void *instance, const sbio_bk_create_req *req, char *mechanism, size_t mechanism_size,
+              sbio_bk_error *err);
+  /* Creates and starts a sandbox; info->mechanism is what was observed. On
+   * failure nothing may remain provisioned. */
+  int (*create)(void *instance, const sbio_bk_create_req *req, const sbio_bk_call *call, void **sandbox,
+                sbio_bk_sandbox_info *info, sbio_bk_error *err);
+  int (*connect)(void *instance, const char *id, const sbio_bk_call *call, void **sandbox,
+                 sbio_bk_sandbox_info *info, sbio_bk_error *err);
+
+  /* Runs a process; *exit_code receives its status (137 when killed). The
+   * deadline is call->deadline_ns: past it, kill the process and return
+   * SBIO_E_EXEC_TIMEOUT. */
+  int (*exec)(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_call *call, int *exit_code,
+              sbio_bk_error *err);
+
+  int (*file_read)(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_data_fn sink, void *user,
+                   sbio_bk_error *err);
+  int (*file_write)(void *sandbox, const char *path, const void *data, size_t len, const sbio_bk_call *call,
+                    sbio_bk_error *err);
+  int (*file_list)(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_dirent_fn entry, void *user,
+                   sbio_bk_error *err);
+  int (*file_mkdir)(void *sandbox, const char *path, int parents, const sbio_bk_call *call, sbio_bk_error *err);
+  int (*file_remove)(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_error *err);
+
+  /* Destroys the sandbox. Idempotent; thread-safe against a concurrent
+   * exec on the same sandbox, which then ends (exit 137). */
+  int (*kill)(void *sandbox, const sbio_bk_call *call, sbio_bk_error *err);
+  /* Frees the handle; no remote effect. Called exactly once per handle. */
+  void (*release)(void *sandbox);
+
+  int (*list_managed)(void *instance, const sbio_bk_kv *labels, size_t n_labels, const sbio_bk_call *call,
+                      sbio_bk_managed_fn entry, void *user, sbio_bk_error *err);
+  int (*kill_managed)(void *instance, const char *id, const sbio_bk_call *call, int *killed, sbio_bk_error *err);
+} sbio_backend_ops;
+
+/* True when the table has the operation (large enough and non-NULL). */
+#define SBIO_OPS_HAS(ops, field)                                                                                  \
+  ((ops)->size >= offsetof(sbio_backend_ops, field) + sizeof((ops)->field) && (ops)->field != NULL)
+
+typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
+
+/* ------------------------------------------------------ metadata literals */
+#define SBIO__STR2(x) #x
+#define SBIO__STR(x) SBIO__STR2(x)
+
+/* One capability name for the `caps` argument of SBIO_BACKEND; join several
+ * with "," as in SBIO_CAP("run_command") "," SBIO_CAP("filesystem"). */
+#define SBIO_CAP(name) "\"" name "\""
+
+/* A mechanism with its provider source. tier: "container", "gvisor",
+ * "microvm". url: https page of the provider's own documentation;
+ * verified_on: YYYY-MM-DD the page was read; quote: the sentence that
+ * states the mechanism (no double quotes or backslashes inside). */
+#define SBIO_MECHANISM(name, tier, url, verified_on, quote)                                                       \
+  "{\"name\":\"" name "\",\"tier\":\"" tier "\",\"source\":{\"url\":\"" url "\",\"verified_on\":\"" verified_on     \
+  "\",\"quote\":\"" quote "\"}}"
+/* A mechanism the backend can use but whose tier nobody could verify. */
+#define SBIO_MECHANISM_UNVERIFIED(name, why) "{\"name\":\"" name "\",\"tier\":\"unknown\",\"unverified\":\"" why "\"}"
+
+#define SBIO_METADATA_JSON(name, version, summary, caps, mechanisms)                                              \
+  "{\"abi\":" SBIO__STR(SBIO_BACKEND_ABI_MAJOR) ",\"name\":\"" name "\",\"version\":\"" version                   \
+  "\",\"summary\":\"" summary "\",\"capabilities\":[" caps "],\"mechanisms\":[" mechanisms "]}"
+
+#if defined(__GNUC__)
+#define SBIO_BACKEND_EXPORT __attribute__((visibility("default")))
+#else
+#define SBIO_BACKEND_EXPORT
+#endif
+
+/* Defines the note and the entry point from one set of literals:
+ *
+ *   SBIO_BACKEND("acme", "1.2.0", "Acme sandboxes",
+ *                SBIO_CAP("run_command") "," SBIO_CAP("network_policy"),
+ *                SBIO_MECHANISM("firecracker", "microvm", "https://...", "2026-11-01", "..."),
+ *                .open = acme_open, .close = acme_close, ...);
+ */
+#define SBIO_BACKEND(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, ...)                                               \
+  static const struct {                                                                                           \
+    uint32_t namesz, descsz, type;                                                                                \
+    char owner[12];                                                                                               \
+    char desc[(sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)) + 3u) & ~3u];                \
+  } sbio__note __attribute__((section(SBIO_NOTE_SECTION), used, aligned(4))) = {                                 \
+      sizeof(SBIO_NOTE_OWNER), sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)),             \
+      SBIO_NOTE_TYPE, SBIO_NOTE_OWNER, SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)};            \
+  static const sbio_backend_ops sbio__ops = {.size = sizeof(sbio_backend_ops),                                    \
+                                             .abi_major = SBIO_BACKEND_ABI_MAJOR,                                 \
+                                             .abi_minor = SBIO_BACKEND_ABI_MINOR,                                 \
+                                             .name = NAME_,                                                        \
+                                             .metadata_json = sbio__note.desc,                                    \
+                                             __VA_ARGS__};                                                        \
+  SBIO_BACKEND_EXPORT const sbio_backend_ops *sbio_backend_entry_v1(void);                                        \
+  SBIO_BACKEND_EXPORT const sbio_backend_ops *sbio_backend_entry_v1(void) { return &sbio__ops; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif
