@@ -1,0 +1,667 @@
+/* The backend registry: scanning the search path without running backend
+ * code, and loading a backend on demand (see registry.h for the contract).
+ *
+ * Refusal reasons are part of the user interface (`sbio inspect`, error
+ * messages, the loader tests match them), so each is a fixed sentence with
+ * the facts that explain it. Change them only deliberately.
+ *
+ * Symlinks. A candidate sbio-backend-NAME.so may be a symlink (packagers do
+ * this), and so may any directory on its path. The path is resolved one
+ * component at a time (resolve_trusted) and every directory in which a name
+ * is looked up must pass the permission rule: the ancestors of the path as
+ * written, of each symlink's target, and of the final file. Whoever can
+ * write any of them could choose the code we load. The file is then opened
+ * by its resolved path with O_NOFOLLOW (a component swapped for a symlink
+ * after the check fails the open) and every later check uses fstat() on
+ * that descriptor, so the checked file and the read file are the same
+ * inode. The NAME always comes from the candidate's own file name, which is
+ * what the operator sees in the directory listing, and `path` stays the
+ * path as found (dlopen follows the same links).
+ *
+ * The window between scan and dlopen is closed at load time: the file is
+ * re-opened and re-hashed, and a file whose SHA-256 differs from the one
+ * recorded at scan is refused before any of its code runs. The remaining
+ * window (between that hash and dlopen's own open) can only be used by
+ * someone allowed to write the checked directories, i.e. root or the
+ * current user, who could run code as us anyway. */
+#include "registry.h"
+
+#include "elfnote.h"
+#include "error_internal.h"
+#include "sha256.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NAME_PREFIX "sbio-backend-"
+#define NAME_SUFFIX ".so"
+
+/* The smallest operations table a v1.x backend may hand us: everything up to
+ * and including the last operation of ABI 1.0. Stays fixed when later minors
+ * append operations. */
+#define OPS_V1_0_SIZE (offsetof(sbio_backend_ops, kill_managed) + sizeof(((sbio_backend_ops *)0)->kill_managed))
+#define OPS_ABI_FIELD_END (offsetof(sbio_backend_ops, abi_major) + sizeof(uint32_t))
+
+/* ------------------------------------------------------------ entries */
+
+static void refuse(struct sbio_backend_info *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refuse(struct sbio_backend_info *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b->reason, sizeof b->reason, fmt, ap);
+  va_end(ap);
+  b->status = SBIO_BACKEND_REFUSED;
+  b->tier = SBIO_TIER_UNKNOWN;
+}
+
+static void entry_free(struct sbio_backend_info *b) {
+  if (!b) return;
+  if (b->instance && b->ops && SBIO_OPS_HAS(b->ops, close)) b->ops->close(b->instance);
+  b->instance = NULL;
+  b->ops = NULL;
+  if (b->dl) sbio__dl_close(b->dl);
+  if (b->have_meta) sbio__metadata_free(&b->meta);
+  free(b->name);
+  free(b->path);
+  free(b);
+}
+
+void sbio__registry_init(sbio__registry *reg) {
+  reg->items = NULL;
+  reg->n = 0;
+  pthread_mutex_init(&reg->lock, NULL);
+}
+
+void sbio__registry_free(sbio__registry *reg) {
+  if (!reg) return;
+  for (size_t i = 0; i < reg->n; i++) entry_free(reg->items[i]);
+  free(reg->items);
+  reg->items = NULL;
+  reg->n = 0;
+  pthread_mutex_destroy(&reg->lock);
+}
+
+/* First come, first served, as with PATH: the first entry of a name is the
+ * active one whatever its status, so a refused file is never silently
+ * replaced by a later one of the same name. */
+static struct sbio_backend_info *first_named(sbio__registry *reg, const char *name) {
+  for (size_t i = 0; i < reg->n; i++)
+    if (strcmp(reg->items[i]->name, name) == 0) return reg->items[i];
+  return NULL;
+}
+
+struct sbio_backend_info *sbio__registry_find(sbio__registry *reg, const char *name) {
+  if (!reg || !name) return NULL;
+  struct sbio_backend_info *b = first_named(reg, name);
+  return (b && b->status != SBIO_BACKEND_SHADOWED) ? b : NULL;
+}
+
+static int registry_append(sbio__registry *reg, struct sbio_backend_info *b) {
+  struct sbio_backend_info **items = realloc(reg->items, (reg->n + 1) * sizeof *items);
+  if (!items) return -1;
+  reg->items = items;
+  reg->items[reg->n++] = b;
+  return 0;
+}
+
+/* ------------------------------------------------------ permissions */
+
+/* A directory others can write lets them plant or swap files, unless it is
+ * root's and sticky (like /tmp), where they cannot touch entries they do
+ * not own. A directory owned by someone other than root or us is theirs to
+ * change. This is sudo's rule for its plugins. */
+static int check_dir(const char *dir, char *reason, size_t size) {
+  struct stat st;
+  if (stat(dir, &st) != 0) {
+    snprintf(reason, size, "cannot stat directory %s: %s", dir, strerror(errno));
+    return -1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    snprintf(reason, size, "%s is not a directory", dir);
+    return -1;
+  }
+  if (st.st_uid != 0 && st.st_uid != geteuid()) {
+    snprintf(reason, size, "directory %s is owned by uid %lu, neither root nor the current user (uid %lu)", dir,
+             (unsigned long)st.st_uid, (unsigned long)geteuid());
+    return -1;
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_uid == 0 && (st.st_mode & S_ISVTX))) {
+    snprintf(reason, size,
+             "directory %s is writable by group or others (mode %04o) and not a root-owned sticky directory", dir,
+             (unsigned)(st.st_mode & 07777));
+    return -1;
+  }
+  return 0;
+}
+
+/* "/a/b" -> "/a", "/a" -> "/". */
+static void to_parent(char *dir) {
+  char *slash = strrchr(dir, '/');
+  if (slash == dir)
+    dir[1] = '\0';
+  else if (slash)
+    *slash = '\0';
+}
+
+#define MAX_SYMLINKS 40
+
+/* realpath(3), but every directory in which a name is looked up on the way
+ * must pass check_dir: the ancestors of the path as written, of every
+ * symlink's target, and of the final file. Whoever can write any of them
+ * could choose the file we end up at. Returns the malloc'd real path, or
+ * NULL with a reason. */
+static char *resolve_trusted(const char *path, char *reason, size_t size) {
+  char *cur = malloc(2), *rest = strdup(path);
+  size_t pos = 0;
+  int links = 0;
+  if (!cur || !rest) goto oom;
+  strcpy(cur, "/");
+  for (;;) {
+    while (rest[pos] == '/') pos++;
+    if (!rest[pos]) break;
+    size_t end = pos;
+    while (rest[end] && rest[end] != '/') end++;
+    size_t clen = end - pos;
+    if (clen == 1 && rest[pos] == '.') {
+      pos = end;
+      continue;
+    }
+    if (clen == 2 && rest[pos] == '.' && rest[pos + 1] == '.') {
+      to_parent(cur);
+      pos = end;
+      continue;
+    }
+    if (check_dir(cur, reason, size) != 0) goto fail;
+    char *next;
+    if (asprintf(&next, "%s%s%.*s", cur, strcmp(cur, "/") == 0 ? "" : "/", (int)clen, rest + pos) < 0) goto oom;
+    struct stat st;
+    if (lstat(next, &st) != 0) {
+      snprintf(reason, size, "cannot resolve %s: %s", path, strerror(errno));
+      free(next);
+      goto fail;
+    }
+    if (!S_ISLNK(st.st_mode)) {
+      free(cur);
+      cur = next;
+      pos = end;
+      continue;
+    }
+    if (++links > MAX_SYMLINKS) {
+      snprintf(reason, size, "cannot resolve %s: too many levels of symbolic links", path);
+      free(next);
+      goto fail;
+    }
+    char target[PATH_MAX];
+    ssize_t n = readlink(next, target, sizeof target - 1);
+    int saved = errno;
+    free(next);
+    if (n <= 0) {
+      snprintf(reason, size, "cannot resolve %s: %s", path, n == 0 ? "empty symbolic link" : strerror(saved));
+      goto fail;
+    }
+    target[n] = '\0';
+    char *joined;
+    if (asprintf(&joined, "%s/%s", target, rest + end) < 0) goto oom;
+    free(rest);
+    rest = joined;
+    pos = 0;
+    if (target[0] == '/') strcpy(cur, "/"); /* cur always holds at least "/" */
+  }
+  free(rest);
+  return cur;
+oom:
+  snprintf(reason, size, "out of memory");
+fail:
+  free(cur);
+  free(rest);
+  return NULL;
+}
+
+static int check_file(const char *path, const struct stat *st, char *reason, size_t size) {
+  if (st->st_uid != 0 && st->st_uid != geteuid()) {
+    snprintf(reason, size, "file %s is owned by uid %lu, neither root nor the current user (uid %lu)", path,
+             (unsigned long)st->st_uid, (unsigned long)geteuid());
+    return -1;
+  }
+  if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+    snprintf(reason, size, "file %s is writable by group or others (mode %04o)", path, (unsigned)(st->st_mode & 07777));
+    return -1;
+  }
+  if (!S_ISREG(st->st_mode)) {
+    snprintf(reason, size, "%s is not a regular file", path);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------- metadata */
+
+/* When the schema check fails, an "abi" that is not ours explains why far
+ * better than the schema error does (a future ABI may well have a different
+ * schema), so it is looked at first. Returns 1 and sets *abi when the
+ * document has an integer "abi" other than ours. */
+static int foreign_abi(const char *json, size_t len, int *abi) {
+  cJSON *doc = cJSON_ParseWithLength(json, len);
+  int foreign = 0;
+  if (doc) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "abi");
+    if (cJSON_IsNumber(v) && v->valuedouble == (double)v->valueint && v->valueint != SBIO_BACKEND_ABI_MAJOR) {
+      *abi = v->valueint;
+      foreign = 1;
+    }
+    cJSON_Delete(doc);
+  }
+  return foreign;
+}
+
+/* metadata.c names the field but starts with "metadata: "; we say "invalid
+ * metadata: " already. */
+static const char *strip_metadata_prefix(const char *reason) {
+  static const char prefix[] = "metadata: ";
+  return strncmp(reason, prefix, sizeof prefix - 1) == 0 ? reason + sizeof prefix - 1 : reason;
+}
+
+static int read_metadata(struct sbio_backend_info *b, int fd) {
+  char why[384];
+  char *json = NULL;
+  why[0] = '\0';
+  if (sbio__elfnote_read_fd(fd, &json, why, sizeof why) != 0) {
+    refuse(b, "%s", why[0] ? why : "cannot read the metadata note");
+    return -1;
+  }
+  size_t len = strlen(json);
+  if (sbio__metadata_parse(json, len, &b->meta, why, sizeof why) != 0) {
+    int abi = 0;
+    if (foreign_abi(json, len, &abi))
+      refuse(b, "metadata ABI %d does not match this core's ABI %d", abi, SBIO_BACKEND_ABI_MAJOR);
+    else
+      refuse(b, "invalid metadata: %s", strip_metadata_prefix(why));
+    sbio__metadata_free(&b->meta);
+    memset(&b->meta, 0, sizeof b->meta);
+    free(json);
+    return -1;
+  }
+  free(json);
+  b->have_meta = 1;
+  return 0;
+}
+
+/* ---------------------------------------------------------- scanning */
+
+/* NAME of "sbio-backend-NAME.so" into `name`, or -1 when the file is not a
+ * candidate at all (those are ignored, not refused: the directory may hold
+ * other files). */
+static int candidate_name(const char *fname, char *name, size_t size) {
+  size_t len = strlen(fname), pre = sizeof NAME_PREFIX - 1, suf = sizeof NAME_SUFFIX - 1;
+  if (len <= pre + suf || strncmp(fname, NAME_PREFIX, pre) != 0 || strcmp(fname + len - suf, NAME_SUFFIX) != 0)
+    return -1;
+  size_t n = len - pre - suf;
+  if (n >= size) return -1;
+  memcpy(name, fname + pre, n);
+  name[n] = '\0';
+  return sbio__backend_name_valid(name) ? 0 : -1;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void free_names(char **names, size_t n) {
+  for (size_t i = 0; i < n; i++) free(names[i]);
+  free(names);
+}
+
+/* Candidate file names in `dir`, sorted so the scan is deterministic.
+ * Returns -1 on OOM; an unreadable directory yields zero names. */
+static int list_candidates(const char *dir, char ***out, size_t *n_out) {
+  *out = NULL;
+  *n_out = 0;
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  char name[64];
+  while ((de = readdir(d)) != NULL) {
+    if (candidate_name(de->d_name, name, sizeof name) != 0) continue;
+    if (n == cap) {
+      size_t ncap = cap ? cap * 2 : 8;
+      char **grown = realloc(names, ncap * sizeof *grown);
+      if (!grown) goto oom;
+      names = grown;
+      cap = ncap;
+    }
+    if (!(names[n] = strdup(de->d_name))) goto oom;
+    n++;
+  }
+  closedir(d);
+  if (n > 1) qsort(names, n, sizeof *names, cmp_names);
+  *out = names;
+  *n_out = n;
+  return 0;
+oom:
+  closedir(d);
+  free_names(names, n);
+  return -1;
+}
+
+static void evaluate_mechanisms(struct sbio_backend_info *b, const sbio__trust_policy *policy) {
+  for (size_t i = 0; i < b->meta.n_mechs; i++) sbio__trust_evaluate(&b->meta.mechs[i], policy);
+  b->claimed_tier = sbio__trust_weakest_claimed(&b->meta);
+  b->tier = sbio__trust_weakest_effective(&b->meta);
+}
+
+static void check_pins(struct sbio_backend_info *b) {
+  const sbio__backend_config *pin = b->cfg;
+  if (!pin) return;
+  if (pin->sha256 && strcasecmp(pin->sha256, b->sha256) != 0) {
+    refuse(b, "sha256 pin mismatch: expected %s, file has %s", pin->sha256, b->sha256);
+    return;
+  }
+  /* Equality, not "at least": the pin records the mechanism the operator
+   * deployed against, and a change either way is a change they must see.
+   * An UNKNOWN backend never matches a real tier, so a pin cannot raise a
+   * tier; a pin of UNKNOWN matches only an UNKNOWN backend. */
+  if (pin->expect_tier_set && pin->expect_tier != b->tier) {
+    const char *want = sbio_tier_name(pin->expect_tier), *have = sbio_tier_name(b->tier);
+    refuse(b, "expect_tier pin mismatch: expected tier %s, backend provides %s", want ? want : "?", have ? have : "?");
+  }
+}
+
+/* Everything about one candidate file, in the order registry.h gives. On
+ * return b->status is AVAILABLE, DISABLED or REFUSED. */
+static void evaluate_file(struct sbio_backend_info *b, const sbio__trust_policy *policy) {
+  char why[512];
+  char *real = resolve_trusted(b->path, why, sizeof why);
+  if (!real) {
+    refuse(b, "%s", why);
+    return;
+  }
+
+  /* O_NONBLOCK: a FIFO named like a backend must not hang the scan. */
+  int fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    refuse(b, "cannot open %s: %s", real, strerror(errno));
+    free(real);
+    return;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    refuse(b, "cannot stat %s: %s", real, strerror(errno));
+  } else if (check_file(real, &st, why, sizeof why) != 0) {
+    refuse(b, "%s", why);
+  } else if (read_metadata(b, fd) == 0) {
+    if (sbio__sha256_fd_hex(fd, b->sha256) != 0) {
+      b->sha256[0] = '\0';
+      refuse(b, "cannot hash %s: %s", real, strerror(errno));
+    }
+  }
+  close(fd);
+  free(real);
+  if (b->status == SBIO_BACKEND_REFUSED && !b->have_meta) return;
+
+  /* The document is valid from here on: evaluate its mechanisms even when a
+   * later check refuses the backend, so `sbio inspect` can show them. */
+  evaluate_mechanisms(b, policy);
+  if (b->status == SBIO_BACKEND_REFUSED) {
+    b->tier = SBIO_TIER_UNKNOWN;
+    return;
+  }
+  if (b->meta.abi != SBIO_BACKEND_ABI_MAJOR) {
+    refuse(b, "metadata ABI %d does not match this core's ABI %d", b->meta.abi, SBIO_BACKEND_ABI_MAJOR);
+    return;
+  }
+  if (strcmp(b->meta.name, b->name) != 0) {
+    refuse(b, "metadata names backend \"%s\" but the file is " NAME_PREFIX "%s" NAME_SUFFIX, b->meta.name, b->name);
+    return;
+  }
+  check_pins(b);
+  if (b->status == SBIO_BACKEND_REFUSED) return;
+  if (!b->enabled) {
+    b->status = SBIO_BACKEND_DISABLED;
+    snprintf(b->reason, sizeof b->reason, "disabled by configuration");
+  }
+}
+
+static struct sbio_backend_info *entry_new(const char *dir, const char *fname, const char *name) {
+  struct sbio_backend_info *b = calloc(1, sizeof *b);
+  if (!b) return NULL;
+  size_t dlen = strlen(dir);
+  const char *sep = (dlen > 0 && dir[dlen - 1] == '/') ? "" : "/";
+  if (asprintf(&b->path, "%s%s%s", dir, sep, fname) < 0) b->path = NULL;
+  b->name = strdup(name);
+  if (!b->path || !b->name) {
+    free(b->path);
+    free(b->name);
+    free(b);
+    return NULL;
+  }
+  b->status = SBIO_BACKEND_AVAILABLE;
+  b->tier = SBIO_TIER_UNKNOWN;
+  b->claimed_tier = SBIO_TIER_UNKNOWN;
+  return b;
+}
+
+/* "/a/b//" -> "/a/b" so the paths we show are clean; "/" stays. */
+static char *trim_dir(const char *dir) {
+  char *d = strdup(dir);
+  if (!d) return NULL;
+  size_t len = strlen(d);
+  while (len > 1 && d[len - 1] == '/') d[--len] = '\0';
+  return d;
+}
+
+static int path_known(const sbio__registry *reg, const char *path) {
+  for (size_t i = 0; i < reg->n; i++)
+    if (strcmp(reg->items[i]->path, path) == 0) return 1;
+  return 0;
+}
+
+static int seen_dir(char *const *seen, size_t n, const char *real) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(seen[i], real) == 0) return 1;
+  return 0;
+}
+
+/* Scans one directory; returns -1 on OOM. */
+static int scan_dir(sbio__registry *reg, const char *dir, const sbio__config *cfg, const sbio__trust_policy *policy) {
+  char **names;
+  size_t n;
+  if (list_candidates(dir, &names, &n) != 0) return -1;
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    char name[64];
+    if (candidate_name(names[i], name, sizeof name) != 0) continue;
+    struct sbio_backend_info *b = entry_new(dir, names[i], name);
+    if (!b) {
+      rc = -1;
+      break;
+    }
+    if (path_known(reg, b->path)) { /* an earlier scan already has this very file */
+      entry_free(b);
+      continue;
+    }
+    b->cfg = cfg ? sbio__config_backend(cfg, name) : NULL;
+    b->enabled = cfg ? sbio__config_backend_enabled(cfg, name) : 1;
+    const struct sbio_backend_info *first = first_named(reg, name);
+    if (first) {
+      /* Not even opened: it can never be used while the first one exists. */
+      b->status = SBIO_BACKEND_SHADOWED;
+      snprintf(b->reason, sizeof b->reason, "shadowed by %s", first->path);
+    } else {
+      evaluate_file(b, policy);
+    }
+    if (registry_append(reg, b) != 0) {
+      entry_free(b);
+      rc = -1;
+    }
+  }
+  free_names(names, n);
+  return rc;
+}
+
+sbio_code sbio__registry_scan(sbio__registry *reg, const char *const *dirs, size_t n_dirs, const sbio__config *cfg,
+                              const sbio__trust_policy *policy, sbio_error *err) {
+  if (!reg || (n_dirs > 0 && !dirs))
+    return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "registry scan: invalid arguments");
+  sbio__trust_policy fallback = {SBIO__DEFAULT_MAX_AGE_DAYS, 0, (int64_t)time(NULL)};
+  if (!policy) policy = &fallback;
+
+  /* The same directory listed twice (or via a symlink) would shadow every
+   * backend by itself; each real directory is scanned once. */
+  char **seen = calloc(n_dirs ? n_dirs : 1, sizeof *seen);
+  if (!seen) return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory scanning backends");
+  size_t n_seen = 0;
+  sbio_code rc = SBIO_OK;
+  for (size_t i = 0; i < n_dirs && rc == SBIO_OK; i++) {
+    const char *dir = dirs[i];
+    if (!dir || dir[0] != '/') continue; /* relative or empty: never the current directory */
+    char *trimmed = trim_dir(dir);
+    char *real = trimmed ? realpath(trimmed, NULL) : NULL;
+    if (!trimmed) {
+      rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory scanning backends");
+    } else if (real && !seen_dir(seen, n_seen, real)) {
+      if (scan_dir(reg, trimmed, cfg, policy) != 0)
+        rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory scanning backends in %s", trimmed);
+      seen[n_seen++] = real;
+      real = NULL;
+    }
+    free(real); /* missing or already scanned */
+    free(trimmed);
+  }
+  for (size_t i = 0; i < n_seen; i++) free(seen[i]);
+  free(seen);
+  return rc;
+}
+
+/* ------------------------------------------------------------ loading */
+
+static sbio_code unavailable(struct sbio_backend_info *b, sbio_error *err) {
+  sbio_code rc;
+  char hint[256];
+  switch (b->status) {
+  case SBIO_BACKEND_DISABLED:
+    snprintf(hint, sizeof hint, "enable it in the configuration: backends: {%s: {enabled: true}}", b->name);
+    rc = sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, hint, "backend %s is disabled by configuration", b->name);
+    break;
+  case SBIO_BACKEND_SHADOWED:
+    rc = sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE,
+                         "remove or rename one of the files, or reorder the backend search path",
+                         "backend %s at %s is not used: %s", b->name, b->path, b->reason);
+    break;
+  default:
+    snprintf(hint, sizeof hint, "`sbio inspect %s` shows the backend's file, metadata and checks", b->name);
+    rc = sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, hint, "backend %s (%s) is refused: %s", b->name, b->path,
+                         b->reason);
+    break;
+  }
+  sbio__error_set_backend(err, b->name);
+  return rc;
+}
+
+/* Re-reads the file just before loading it: same bytes as at scan (else the
+ * pins and the metadata we showed are about another file), and its note,
+ * for the comparison with the code-side copy. */
+static int reverify_file(struct sbio_backend_info *b, char **note) {
+  *note = NULL;
+  int fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    refuse(b, "cannot open %s: %s", b->path, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  char hex[65] = "";
+  char why[384] = "";
+  int rc = -1;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    refuse(b, "%s is no longer a regular file", b->path);
+  } else if (sbio__sha256_fd_hex(fd, hex) != 0) {
+    refuse(b, "cannot hash %s: %s", b->path, strerror(errno));
+  } else if (strcmp(hex, b->sha256) != 0) {
+    refuse(b, "file changed since it was scanned (sha256 was %s, now %s)", b->sha256, hex);
+  } else if (sbio__elfnote_read_fd(fd, note, why, sizeof why) != 0) {
+    refuse(b, "%s", why);
+  } else {
+    rc = 0;
+  }
+  close(fd);
+  return rc;
+}
+
+/* Validates what the entry point returned. Reads no field beyond the size
+ * the backend declared. */
+static int check_ops(struct sbio_backend_info *b, const sbio_backend_ops *ops, const char *note) {
+  if (!ops) {
+    refuse(b, "entry point returned NULL");
+    return -1;
+  }
+  if (ops->size >= OPS_ABI_FIELD_END && ops->abi_major != SBIO_BACKEND_ABI_MAJOR) {
+    refuse(b, "operations table ABI major %u does not match this core's %d", (unsigned)ops->abi_major,
+           SBIO_BACKEND_ABI_MAJOR);
+    return -1;
+  }
+  if (ops->size < OPS_V1_0_SIZE) {
+    refuse(b, "operations table too small (%u bytes)", (unsigned)ops->size);
+    return -1;
+  }
+  if (!ops->name || strcmp(ops->name, b->name) != 0) {
+    refuse(b, "operations table names \"%.64s\" but the file is " NAME_PREFIX "%s" NAME_SUFFIX,
+           ops->name ? ops->name : "(null)", b->name);
+    return -1;
+  }
+  if (!ops->metadata_json || strcmp(ops->metadata_json, note) != 0) {
+    refuse(b, "code-side metadata differs from the ELF note");
+    return -1;
+  }
+  return 0;
+}
+
+sbio_code sbio__registry_load(sbio__registry *reg, struct sbio_backend_info *b, sbio_error *err) {
+  (void)reg; /* the caller holds reg->lock; nothing else of the registry is touched */
+  if (!b) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "registry load: no backend");
+  if (b->status == SBIO_BACKEND_LOADED) return SBIO_OK;
+  if (b->status != SBIO_BACKEND_AVAILABLE) return unavailable(b, err);
+
+  char *note = NULL;
+  if (reverify_file(b, &note) != 0) return unavailable(b, err);
+
+  char diag[384] = "";
+  sbio__dl *dl = NULL;
+  if (sbio__dl_open(b->path, &dl, diag, sizeof diag) != 0) {
+    refuse(b, "dlopen failed: %s", diag);
+    free(note);
+    return unavailable(b, err);
+  }
+  void *sym = NULL;
+  if (sbio__dl_sym(dl, SBIO_BACKEND_ENTRY_SYMBOL, &sym, diag, sizeof diag) != 0) {
+    refuse(b, "entry symbol " SBIO_BACKEND_ENTRY_SYMBOL " not found: %s", diag);
+    sbio__dl_close(dl);
+    free(note);
+    return unavailable(b, err);
+  }
+  /* dlsym hands back an object pointer; POSIX guarantees it converts to a
+   * function pointer, ISO C does not, hence the copy. */
+  sbio_backend_entry_fn entry;
+  _Static_assert(sizeof entry == sizeof sym, "function and object pointers differ in size");
+  memcpy(&entry, &sym, sizeof entry);
+  const sbio_backend_ops *ops = entry();
+  int bad = check_ops(b, ops, note);
+  free(note);
+  if (bad) {
+    sbio__dl_close(dl);
+    return unavailable(b, err);
+  }
+  b->dl = dl;
+  b->ops = ops;
+  b->status = SBIO_BACKEND_LOADED;
+  return SBIO_OK;
+}
