@@ -19,8 +19,9 @@ void sbio__error_prefix(sbio_error *err, const char *fmt, ...) __attribute__((fo
 /* Copies a backend-reported error; an out-of-catalogue code becomes
  * SBIO_E_INTERNAL with the original number in the message. */
 sbio_code sbio__error_from_backend(sbio_error *err, const sbio_bk_error *bk, const char *backend);
-/* Replaces every occurrence of each secret in message and hint by "***". */
-void sbio__error_redact(sbio_error *err, const char *const *secrets, size_t n);
+/* Replaces every secret the redactor knows in message and hint by "***". */
+struct sbio__redactor;
+void sbio__error_redact(sbio_error *err, struct sbio__redactor *r);
 /* Default hint for a code ("" if none). */
 const char *sbio__code_default_hint(sbio_code code);
 

@@ -35,9 +35,9 @@ SBIO_API sbio_error *sbio_error_new(void);
 SBIO_API void sbio_error_free(sbio_error *err);
 SBIO_API void sbio_error_clear(sbio_error *err);
 SBIO_API sbio_code sbio_error_code(const sbio_error *err);
-SBIO_API const char *sbio_error_message(const sbio_error *err); /* "" when none */
-SBIO_API const char *sbio_error_hint(const sbio_error *err);    /* "" when none */
-SBIO_API const char *sbio_error_backend(const sbio_error *err); /* "" when none */
+SBIO_API const char *sbio_error_message(const sbio_error *err);    /* "" when none */
+SBIO_API const char *sbio_error_hint(const sbio_error *err);       /* "" when none */
+SBIO_API const char *sbio_error_backend(const sbio_error *err);    /* "" when none */
 SBIO_API const char *sbio_error_sandbox_id(const sbio_error *err); /* "" when none */
 SBIO_API int sbio_error_provider_status(const sbio_error *err);    /* 0 when none */
 /* "SBX_E1000" for SBIO_E_CONFIG; NULL for an unknown code. */
@@ -244,7 +244,7 @@ SBIO_API sbio_code sbio_sandbox_exec_shell(sbio_sandbox *sb, const char *script,
 SBIO_API int sbio_exec_result_exit_code(const sbio_exec_result *r);
 SBIO_API const char *sbio_exec_result_stdout(const sbio_exec_result *r, size_t *len); /* NUL-terminated */
 SBIO_API const char *sbio_exec_result_stderr(const sbio_exec_result *r, size_t *len); /* NUL-terminated */
-SBIO_API int sbio_exec_result_truncated(const sbio_exec_result *r); /* either stream hit the cap */
+SBIO_API int sbio_exec_result_truncated(const sbio_exec_result *r);                   /* either stream hit the cap */
 SBIO_API int64_t sbio_exec_result_duration_ms(const sbio_exec_result *r);
 SBIO_API void sbio_exec_result_free(sbio_exec_result *r);
 
@@ -255,8 +255,7 @@ typedef struct sbio_file_list sbio_file_list;
  * work directory exec uses. Reads are capped at `max_bytes` (0: 256 MiB). */
 SBIO_API sbio_code sbio_file_read(sbio_sandbox *sb, const char *path, size_t max_bytes, unsigned char **data,
                                   size_t *len, sbio_error *err);
-SBIO_API sbio_code sbio_file_write(sbio_sandbox *sb, const char *path, const void *data, size_t len,
-                                   sbio_error *err);
+SBIO_API sbio_code sbio_file_write(sbio_sandbox *sb, const char *path, const void *data, size_t len, sbio_error *err);
 SBIO_API sbio_code sbio_file_list_dir(sbio_sandbox *sb, const char *path, sbio_file_list **out, sbio_error *err);
 SBIO_API sbio_code sbio_file_mkdir(sbio_sandbox *sb, const char *path, int parents, sbio_error *err);
 /* Removes a file or a directory tree. */

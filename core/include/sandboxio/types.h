@@ -32,25 +32,25 @@ typedef enum sbio_tier {
  * stable catalogue code (SBIO_E_CONFIG is "SBX_E1000"). */
 typedef enum sbio_code {
   SBIO_OK = 0,
-  SBIO_E_CONFIG = 1000,                /* ConfigurationError */
-  SBIO_E_BACKEND_NOT_FOUND = 1001,     /* BackendNotFound */
-  SBIO_E_BACKEND_UNAVAILABLE = 1002,   /* BackendUnavailable: refused, disabled, failed to load */
-  SBIO_E_CAPABILITY = 1101,            /* CapabilityNotSupported */
-  SBIO_E_CREATE = 1201,                /* CreationError */
-  SBIO_E_CONNECT = 1202,               /* ConnectError */
-  SBIO_E_CREATE_TIMEOUT = 1203,        /* CreateTimeout */
-  SBIO_E_GONE = 1204,                  /* SandboxGone */
-  SBIO_E_EXEC = 1301,                  /* ExecutionError */
-  SBIO_E_EXEC_TIMEOUT = 1302,          /* ExecutionTimeout */
-  SBIO_E_NETWORK_POLICY = 1401,        /* NetworkPolicyViolation */
-  SBIO_E_RESOURCE_LIMIT = 1402,        /* ResourceLimitExceeded */
-  SBIO_E_AUTH = 1501,                  /* AuthError */
-  SBIO_E_RATE_LIMIT = 1502,            /* RateLimitError */
-  SBIO_E_AUDIT_SINK = 1601,            /* AuditSinkError */
-  SBIO_E_FS = 1700,                    /* FileSystemError */
-  SBIO_E_PATH_NOT_FOUND = 1701,        /* PathNotFound */
-  SBIO_E_INTERNAL = 1900,              /* InternalError (C port: OOM, I/O, bugs) */
-  SBIO_E_INVALID_ARGUMENT = 1901       /* InvalidArgument (C port: API misuse) */
+  SBIO_E_CONFIG = 1000,              /* ConfigurationError */
+  SBIO_E_BACKEND_NOT_FOUND = 1001,   /* BackendNotFound */
+  SBIO_E_BACKEND_UNAVAILABLE = 1002, /* BackendUnavailable: refused, disabled, failed to load */
+  SBIO_E_CAPABILITY = 1101,          /* CapabilityNotSupported */
+  SBIO_E_CREATE = 1201,              /* CreationError */
+  SBIO_E_CONNECT = 1202,             /* ConnectError */
+  SBIO_E_CREATE_TIMEOUT = 1203,      /* CreateTimeout */
+  SBIO_E_GONE = 1204,                /* SandboxGone */
+  SBIO_E_EXEC = 1301,                /* ExecutionError */
+  SBIO_E_EXEC_TIMEOUT = 1302,        /* ExecutionTimeout */
+  SBIO_E_NETWORK_POLICY = 1401,      /* NetworkPolicyViolation */
+  SBIO_E_RESOURCE_LIMIT = 1402,      /* ResourceLimitExceeded */
+  SBIO_E_AUTH = 1501,                /* AuthError */
+  SBIO_E_RATE_LIMIT = 1502,          /* RateLimitError */
+  SBIO_E_AUDIT_SINK = 1601,          /* AuditSinkError */
+  SBIO_E_FS = 1700,                  /* FileSystemError */
+  SBIO_E_PATH_NOT_FOUND = 1701,      /* PathNotFound */
+  SBIO_E_INTERNAL = 1900,            /* InternalError (C port: OOM, I/O, bugs) */
+  SBIO_E_INVALID_ARGUMENT = 1901     /* InvalidArgument (C port: API misuse) */
 } sbio_code;
 
 /* Capability flags. A backend declares them; calling an undeclared one
@@ -87,9 +87,9 @@ SBIO_API int sbio_capability_parse(const char *name, sbio_caps *out);
 /* Tier helpers. Names are upper case ("MICROVM"); parsing is
  * case-insensitive. */
 #define SBIO_TIER_COUNT 4
-SBIO_API sbio_tier sbio_tier_at(size_t index); /* 0..SBIO_TIER_COUNT-1, by rank */
-SBIO_API const char *sbio_tier_name(sbio_tier tier); /* NULL if not a tier */
-SBIO_API int sbio_tier_rank(sbio_tier tier);         /* -1 if not a tier */
+SBIO_API sbio_tier sbio_tier_at(size_t index);                  /* 0..SBIO_TIER_COUNT-1, by rank */
+SBIO_API const char *sbio_tier_name(sbio_tier tier);            /* NULL if not a tier */
+SBIO_API int sbio_tier_rank(sbio_tier tier);                    /* -1 if not a tier */
 SBIO_API int sbio_tier_parse(const char *text, sbio_tier *out); /* 0 ok, -1 bad */
 /* True when `have` meets `required`. Always false when either is UNKNOWN:
  * UNKNOWN satisfies nothing, and requiring UNKNOWN is meaningless. */

@@ -117,12 +117,12 @@ typedef struct sbio_bk_create_req {
   size_t n_secrets;
   const sbio_bk_kv *labels; /* caller metadata: propagate to provider labels */
   size_t n_labels;
-  const char *session_id; /* this host's session (label it for reaping) */
-  double cpu;             /* 0: the backend's modest default */
-  int64_t memory_mb;      /* 0: default */
-  int64_t disk_mb;        /* 0: default */
-  const char *gpu;        /* NULL: none */
-  int egress;             /* sbio_egress: 0 deny, 1 allow */
+  const char *session_id;   /* this host's session (label it for reaping) */
+  double cpu;               /* 0: the backend's modest default */
+  int64_t memory_mb;        /* 0: default */
+  int64_t disk_mb;          /* 0: default */
+  const char *gpu;          /* NULL: none */
+  int egress;               /* sbio_egress: 0 deny, 1 allow */
   const char *const *allow; /* egress allow-list (hosts, CIDRs), under deny */
   size_t n_allow;
   double timeout_s; /* sandbox lifetime; also the provider-side backstop */
@@ -196,14 +196,13 @@ typedef struct sbio_backend_ops {
    * failure nothing may remain provisioned. */
   int (*create)(void *instance, const sbio_bk_create_req *req, const sbio_bk_call *call, void **sandbox,
                 sbio_bk_sandbox_info *info, sbio_bk_error *err);
-  int (*connect)(void *instance, const char *id, const sbio_bk_call *call, void **sandbox,
-                 sbio_bk_sandbox_info *info, sbio_bk_error *err);
+  int (*connect)(void *instance, const char *id, const sbio_bk_call *call, void **sandbox, sbio_bk_sandbox_info *info,
+                 sbio_bk_error *err);
 
   /* Runs a process; *exit_code receives its status (137 when killed). The
    * deadline is call->deadline_ns: past it, kill the process and return
    * SBIO_E_EXEC_TIMEOUT. */
-  int (*exec)(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_call *call, int *exit_code,
-              sbio_bk_error *err);
+  int (*exec)(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_call *call, int *exit_code, sbio_bk_error *err);
 
   int (*file_read)(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_data_fn sink, void *user,
                    sbio_bk_error *err);
@@ -226,7 +225,7 @@ typedef struct sbio_backend_ops {
 } sbio_backend_ops;
 
 /* True when the table has the operation (large enough and non-NULL). */
-#define SBIO_OPS_HAS(ops, field)                                                                                  \
+#define SBIO_OPS_HAS(ops, field)                                                                                       \
   ((ops)->size >= offsetof(sbio_backend_ops, field) + sizeof((ops)->field) && (ops)->field != NULL)
 
 typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
@@ -243,15 +242,16 @@ typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
  * "microvm". url: https page of the provider's own documentation;
  * verified_on: YYYY-MM-DD the page was read; quote: the sentence that
  * states the mechanism (no double quotes or backslashes inside). */
-#define SBIO_MECHANISM(name, tier, url, verified_on, quote)                                                       \
-  "{\"name\":\"" name "\",\"tier\":\"" tier "\",\"source\":{\"url\":\"" url "\",\"verified_on\":\"" verified_on     \
+#define SBIO_MECHANISM(name, tier, url, verified_on, quote)                                                            \
+  "{\"name\":\"" name "\",\"tier\":\"" tier "\",\"source\":{\"url\":\"" url "\",\"verified_on\":\"" verified_on        \
   "\",\"quote\":\"" quote "\"}}"
 /* A mechanism the backend can use but whose tier nobody could verify. */
 #define SBIO_MECHANISM_UNVERIFIED(name, why) "{\"name\":\"" name "\",\"tier\":\"unknown\",\"unverified\":\"" why "\"}"
 
-#define SBIO_METADATA_JSON(name, version, summary, caps, mechanisms)                                              \
-  "{\"abi\":" SBIO__STR(SBIO_BACKEND_ABI_MAJOR) ",\"name\":\"" name "\",\"version\":\"" version                   \
-  "\",\"summary\":\"" summary "\",\"capabilities\":[" caps "],\"mechanisms\":[" mechanisms "]}"
+#define SBIO_METADATA_JSON(name, version, summary, caps, mechanisms)                                                   \
+  "{\"abi\":" SBIO__STR(SBIO_BACKEND_ABI_MAJOR) ",\"name\":\"" name "\",\"version\":\"" version                        \
+                                                "\",\"summary\":\"" summary "\",\"capabilities\":[" caps               \
+                                                "],\"mechanisms\":[" mechanisms "]}"
 
 #if defined(__GNUC__)
 #define SBIO_BACKEND_EXPORT __attribute__((visibility("default")))
@@ -266,22 +266,24 @@ typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
  *                SBIO_MECHANISM("firecracker", "microvm", "https://...", "2026-11-01", "..."),
  *                .open = acme_open, .close = acme_close, ...);
  */
-#define SBIO_BACKEND(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, ...)                                               \
-  static const struct {                                                                                           \
-    uint32_t namesz, descsz, type;                                                                                \
-    char owner[12];                                                                                               \
-    char desc[(sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)) + 3u) & ~3u];                \
-  } sbio__note __attribute__((section(SBIO_NOTE_SECTION), used, aligned(4))) = {                                 \
-      sizeof(SBIO_NOTE_OWNER), sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)),             \
-      SBIO_NOTE_TYPE, SBIO_NOTE_OWNER, SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)};            \
-  static const sbio_backend_ops sbio__ops = {.size = sizeof(sbio_backend_ops),                                    \
-                                             .abi_major = SBIO_BACKEND_ABI_MAJOR,                                 \
-                                             .abi_minor = SBIO_BACKEND_ABI_MINOR,                                 \
-                                             .name = NAME_,                                                        \
-                                             .metadata_json = sbio__note.desc,                                    \
-                                             __VA_ARGS__};                                                        \
-  SBIO_BACKEND_EXPORT const sbio_backend_ops *sbio_backend_entry_v1(void);                                        \
-  SBIO_BACKEND_EXPORT const sbio_backend_ops *sbio_backend_entry_v1(void) { return &sbio__ops; }
+#define SBIO_BACKEND(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, ...)                                                    \
+  static const struct {                                                                                                \
+    uint32_t namesz, descsz, type;                                                                                     \
+    char owner[12];                                                                                                    \
+    char desc[(sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)) + 3u) & ~3u];                      \
+  } sbio__note __attribute__((section(SBIO_NOTE_SECTION), used, aligned(4))) = {                                       \
+      sizeof(SBIO_NOTE_OWNER), sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)), SBIO_NOTE_TYPE,   \
+      SBIO_NOTE_OWNER, SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)};                                  \
+  static const sbio_backend_ops sbio__ops = {.size = sizeof(sbio_backend_ops),                                         \
+                                             .abi_major = SBIO_BACKEND_ABI_MAJOR,                                      \
+                                             .abi_minor = SBIO_BACKEND_ABI_MINOR,                                      \
+                                             .name = NAME_,                                                            \
+                                             .metadata_json = sbio__note.desc,                                         \
+                                             __VA_ARGS__};                                                             \
+  SBIO_BACKEND_EXPORT const sbio_backend_ops *sbio_backend_entry_v1(void);                                             \
+  SBIO_BACKEND_EXPORT const sbio_backend_ops *sbio_backend_entry_v1(void) {                                            \
+    return &sbio__ops;                                                                                                 \
+  }
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,57 @@
+/* Audit events: one JSON object per line per operation, redacted before any
+ * sink sees it. Sinks: an append-only file (config audit.path) and caller
+ * callbacks. A sink failure warns, or under audit.on_failure: fail becomes
+ * the operation's error -- unless the operation already failed, in which
+ * case the operation's error wins and the sink failure is a warning. */
+#ifndef SBIO_AUDIT_H
+#define SBIO_AUDIT_H
+
+#include "config.h"
+#include "redact.h"
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <sandboxio/sandboxio.h>
+
+typedef struct sbio__audit_callback {
+  sbio_audit_fn fn;
+  void *user;
+} sbio__audit_callback;
+
+typedef struct sbio__audit {
+  pthread_mutex_t lock; /* one writer at a time keeps file lines whole */
+  char *path;
+  sbio__on_failure on_failure;
+  sbio__audit_callback cbs[8];
+  size_t n_cbs;
+} sbio__audit;
+
+typedef struct sbio__event {
+  cJSON *obj;
+  int64_t started_ns;
+  sbio__redactor *redactor;
+} sbio__event;
+
+struct sbio_host;
+struct sbio_sandbox;
+struct sbio_backend_info;
+struct sbio__mechanism;
+
+/* Starts an event named `name` with its timestamp. On OOM obj is NULL and
+ * every setter is a no-op. */
+void sbio__event_begin(sbio__event *ev, struct sbio_host *host, const char *name);
+void sbio__event_str(sbio__event *ev, const char *key, const char *value); /* redacted; NULL -> null */
+void sbio__event_int(sbio__event *ev, const char *key, long long value);
+void sbio__event_argv(sbio__event *ev, const char *const *argv, size_t argc);
+/* backend, mechanism, tier (effective), claimed_tier, source_url,
+ * verified_on; `m` may be NULL (no mechanism yet). */
+void sbio__event_backend(sbio__event *ev, const struct sbio_backend_info *b, const struct sbio__mechanism *m);
+/* sandbox_id, the backend fields, tenant_id and session_id labels. */
+void sbio__event_sandbox(sbio__event *ev, const struct sbio_sandbox *sb);
+/* outcome "ok" or "error" plus error_code and (redacted) error message. */
+void sbio__event_outcome(sbio__event *ev, sbio_code code, const sbio_error *err);
+/* Serialises, sends to every sink, frees the event. Returns SBIO_OK or
+ * SBIO_E_AUDIT_SINK (and fills err) per the on_failure rule above. */
+sbio_code sbio__audit_emit(struct sbio_host *host, sbio__event *ev, int op_failed, sbio_error *err);
+
+#endif

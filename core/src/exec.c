@@ -1,0 +1,176 @@
+/* Running processes in a sandbox: argv or shell string, with a deadline
+ * that is never unbounded, buffered output under a cap, and streaming
+ * callbacks that see every byte. */
+#include "clock.h"
+#include "error_internal.h"
+#include "exec_options.h"
+#include "host_internal.h"
+#include "policy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char *data;
+  size_t len, cap;
+} buffer;
+
+struct sbio_exec_result {
+  int exit_code;
+  buffer out, err;
+  int truncated;
+  int64_t duration_ms;
+};
+
+typedef struct {
+  struct sbio_exec_result *result;
+  size_t limit;
+  long long bytes;
+  sbio_output_fn fn;
+  void *user;
+} collector;
+
+static void buffer_append(buffer *b, const char *data, size_t len, size_t limit, int *truncated) {
+  size_t room = limit > b->len ? limit - b->len : 0;
+  if (len > room) {
+    *truncated = 1;
+    len = room;
+  }
+  if (!len) return;
+  if (b->len + len + 1 > b->cap) {
+    size_t ncap = b->cap ? b->cap : 256;
+    while (ncap < b->len + len + 1) ncap *= 2;
+    char *p = realloc(b->data, ncap);
+    if (!p) {
+      *truncated = 1;
+      return;
+    }
+    b->data = p;
+    b->cap = ncap;
+  }
+  memcpy(b->data + b->len, data, len);
+  b->len += len;
+  b->data[b->len] = '\0';
+}
+
+static void collect(void *user, int stream, const char *data, size_t len) {
+  collector *c = user;
+  if (!data || !len) return;
+  c->bytes += (long long)len;
+  buffer *b = stream == SBIO_STDERR ? &c->result->err : &c->result->out;
+  buffer_append(b, data, len, c->limit, &c->result->truncated);
+  if (c->fn) c->fn(stream == SBIO_STDERR ? SBIO_STDERR : SBIO_STDOUT, data, len, c->user);
+}
+
+static sbio_code exec_common(sbio_sandbox *sb, const char *const *argv, const char *script,
+                             const sbio_exec_options *opts, sbio_exec_result **out, sbio_error *err) {
+  static const sbio_exec_options no_options = {.output_cap = SBIO_DEFAULT_OUTPUT_CAP};
+  if (out) *out = NULL;
+  if (!sb) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "sandbox is NULL");
+  const sbio_exec_options *o = opts ? opts : &no_options;
+  sbio_host *host = sb->host;
+  const struct sbio_backend_info *b = sb->backend;
+  size_t argc = 0;
+  if (argv)
+    while (argv[argc]) argc++;
+  if (!script && argc == 0) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "argv is empty");
+  if (o->invalid[0]) return sbio__error_set(err, SBIO_E_CONFIG, NULL, "invalid exec options: %s", o->invalid);
+  if (atomic_load(&sb->killed)) {
+    sbio__error_set(err, SBIO_E_GONE, "create a new sandbox", "sandbox %s:%s was killed", b->name, sb->id);
+    sbio__error_set_sandbox_id(err, sb->id);
+    return SBIO_E_GONE;
+  }
+  if (!(sb->caps & SBIO_CAP_RUN_COMMAND) || !SBIO_OPS_HAS(b->ops, exec))
+    return sbio__capability_error(host, b->name, SBIO_CAP_RUN_COMMAND, err);
+  if (o->has_stdin && !(sb->caps & SBIO_CAP_STDIN)) return sbio__capability_error(host, b->name, SBIO_CAP_STDIN, err);
+
+  struct sbio_exec_result *result = calloc(1, sizeof *result);
+  if (!result) return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  collector col = {.result = result, .limit = o->output_cap, .fn = o->output_fn, .user = o->output_user};
+  sbio_bk_exec_req req = {.size = sizeof req,
+                          .argv = script ? NULL : argv,
+                          .argc = script ? 0 : argc,
+                          .shell = script,
+                          .env = o->env.view,
+                          .n_env = o->env.n,
+                          .cwd = o->cwd,
+                          .has_stdin = o->has_stdin,
+                          .stdin_data = o->stdin_data,
+                          .stdin_len = o->stdin_len,
+                          .output = collect,
+                          .output_user = &col};
+  double timeout_s = o->timeout_set ? o->timeout_s : sb->timeout_s;
+
+  sbio__event ev;
+  sbio__event_begin(&ev, host, "exec");
+  sbio__event_sandbox(&ev, sb);
+  if (script)
+    sbio__event_argv(&ev, (const char *const[]){script}, 1);
+  else
+    sbio__event_argv(&ev, argv, argc);
+  sbio__event_int(&ev, "shell", script != NULL);
+  sbio__event_int(&ev, "bytes_in", (long long)o->stdin_len);
+
+  sbio__call c;
+  sbio__call_init(&c, host, sb, sbio__deadline_after(timeout_s));
+  sbio_bk_error bk = {.size = sizeof bk};
+  int exit_code = -1;
+  int64_t started = sbio__monotonic_ns();
+  sbio_code rc = SBIO_OK;
+  if (b->ops->exec(sb->handle, &req, &c.call, &exit_code, &bk) != 0) {
+    rc = sbio__error_from_backend(err, &bk, b->name);
+    sbio__error_set_sandbox_id(err, sb->id);
+  }
+  result->exit_code = exit_code;
+  result->duration_ms = (sbio__monotonic_ns() - started) / 1000000;
+
+  if (rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT) sbio__event_int(&ev, "exit_code", exit_code);
+  sbio__event_int(&ev, "bytes_out", col.bytes);
+  if (rc != SBIO_OK) sbio__host_redact_error(host, err);
+  sbio__event_outcome(&ev, rc, err);
+  sbio_code sink = sbio__audit_emit(host, &ev, rc != SBIO_OK, err);
+  if (rc == SBIO_OK) rc = sink;
+  /* On a deadline the caller still gets what was printed before it. */
+  if (out && (rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT))
+    *out = result;
+  else
+    sbio_exec_result_free(result);
+  return rc;
+}
+
+sbio_code sbio_sandbox_exec(sbio_sandbox *sb, const char *const *argv, const sbio_exec_options *opts,
+                            sbio_exec_result **out, sbio_error *err) {
+  if (!argv || !argv[0]) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "argv is empty");
+  return exec_common(sb, argv, NULL, opts, out, err);
+}
+
+sbio_code sbio_sandbox_exec_shell(sbio_sandbox *sb, const char *script, const sbio_exec_options *opts,
+                                  sbio_exec_result **out, sbio_error *err) {
+  if (!script) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "script is NULL");
+  return exec_common(sb, NULL, script, opts, out, err);
+}
+
+int sbio_exec_result_exit_code(const sbio_exec_result *r) {
+  return r ? r->exit_code : -1;
+}
+const char *sbio_exec_result_stdout(const sbio_exec_result *r, size_t *len) {
+  if (len) *len = r ? r->out.len : 0;
+  return r && r->out.data ? r->out.data : "";
+}
+const char *sbio_exec_result_stderr(const sbio_exec_result *r, size_t *len) {
+  if (len) *len = r ? r->err.len : 0;
+  return r && r->err.data ? r->err.data : "";
+}
+int sbio_exec_result_truncated(const sbio_exec_result *r) {
+  return r ? r->truncated : 0;
+}
+int64_t sbio_exec_result_duration_ms(const sbio_exec_result *r) {
+  return r ? r->duration_ms : 0;
+}
+void sbio_exec_result_free(sbio_exec_result *r) {
+  if (!r) return;
+  free(r->out.data);
+  free(r->err.data);
+  free(r);
+}

@@ -1,0 +1,32 @@
+/* Secret redaction. One redactor per host holds every secret value it has
+ * seen (sandbox secrets, credential-looking env values); every log line,
+ * audit event, description and error passes through it before anyone else
+ * sees it. Secrets are kept until the host closes, so a late message about
+ * a closed sandbox is still redacted. */
+#ifndef SBIO_REDACT_H
+#define SBIO_REDACT_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#define SBIO_REDACTED "***"
+
+typedef struct sbio__redactor {
+  pthread_mutex_t lock;
+  char **secrets; /* sorted longest first, so a secret containing another is replaced whole */
+  size_t n, cap;
+} sbio__redactor;
+
+void sbio__redactor_init(sbio__redactor *r);
+void sbio__redactor_free(sbio__redactor *r);
+/* Adds a value (empty values are ignored; duplicates kept once). */
+int sbio__redactor_add(sbio__redactor *r, const char *secret);
+/* Whether an env key looks like it holds a credential (token, secret,
+ * password, passwd, api_key, api-key, apikey, credential, auth). */
+int sbio__looks_like_credential_key(const char *key);
+/* malloc'd copy of text with every known secret replaced; NULL on OOM. */
+char *sbio__redact(sbio__redactor *r, const char *text);
+/* Same against an explicit list (no lock). */
+char *sbio__redact_with(const char *const *secrets, size_t n, const char *text);
+
+#endif

@@ -1,0 +1,414 @@
+/* Sandbox lifecycle: create (with the isolation requirement checked before
+ * anything is provisioned, and again against what was observed), connect,
+ * kill and close. */
+#include "clock.h"
+#include "create_options.h"
+#include "error_internal.h"
+#include "host_internal.h"
+#include "policy.h"
+#include "uri.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONNECT_TIMEOUT_S 60.0
+#define DEFAULT_TEARDOWN_GRACE_S 10.0
+
+/* How long a kill may take; SBIO_TEARDOWN_GRACE overrides it. */
+static double teardown_grace(sbio_host *host) {
+  const char *env = getenv("SBIO_TEARDOWN_GRACE");
+  if (!env || !env[0]) return DEFAULT_TEARDOWN_GRACE_S;
+  char *end = NULL;
+  double v = strtod(env, &end);
+  if (*end || !isfinite(v) || v <= 0) {
+    sbio__log(host, SBIO_LOG_WARN, "ignoring SBIO_TEARDOWN_GRACE=\"%.32s\": not a positive number of seconds", env);
+    return DEFAULT_TEARDOWN_GRACE_S;
+  }
+  return v;
+}
+
+/* ------------------------------------------------------------ helpers */
+static sbio_code check_usable(sbio_host *host, struct sbio_backend_info *b, sbio_error *err) {
+  (void)host;
+  if (b->status == SBIO_BACKEND_AVAILABLE || b->status == SBIO_BACKEND_LOADED) return SBIO_OK;
+  char hint[160];
+  snprintf(hint, sizeof hint, "run `sbio inspect %s` for details", b->name);
+  sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, hint, "backend %s is %s: %s", b->name,
+                  sbio_backend_status_name(b->status), b->reason);
+  sbio__error_set_backend(err, b->name);
+  return SBIO_E_BACKEND_UNAVAILABLE;
+}
+
+static void remember_secrets(sbio_host *host, const struct sbio_create_options *o) {
+  for (size_t i = 0; i < o->secrets.n; i++) sbio__redactor_add(&host->redactor, o->secrets.values[i]);
+  for (size_t i = 0; i < o->env.n; i++)
+    if (sbio__looks_like_credential_key(o->env.keys[i])) sbio__redactor_add(&host->redactor, o->env.values[i]);
+}
+
+static sbio_code resolve_target(sbio_host *host, const char *uri, sbio__uri *parsed, sbio_error *err) {
+  char buf[512];
+  const char *target = uri;
+  if (!target) {
+    const char *def = host->cfg.default_backend;
+    if (!def) def = "fake";
+    /* default_backend may be a bare name ("docker") or a full URI. */
+    if (!strstr(def, "://")) {
+      snprintf(buf, sizeof buf, "%s://", def);
+      def = buf;
+    }
+    target = def;
+  }
+  return sbio__uri_parse(target, parsed, err);
+}
+
+static void fill_request(sbio_bk_create_req *req, sbio_host *host, const struct sbio_create_options *o,
+                         const char *template_name, double timeout_s) {
+  memset(req, 0, sizeof *req);
+  req->size = sizeof *req;
+  req->template_name = template_name;
+  req->env = o->env.view;
+  req->n_env = o->env.n;
+  req->secrets = o->secrets.view;
+  req->n_secrets = o->secrets.n;
+  req->labels = o->labels.view;
+  req->n_labels = o->labels.n;
+  req->session_id = host->session_id;
+  req->cpu = o->cpu;
+  req->memory_mb = o->memory_mb;
+  req->disk_mb = o->disk_mb;
+  req->gpu = o->gpu;
+  req->egress = (int)o->egress;
+  req->allow = (const char *const *)o->allow.items;
+  req->n_allow = o->allow.n;
+  req->timeout_s = timeout_s;
+}
+
+/* Which mechanism a create would use, provisioning nothing. A backend with
+ * a single mechanism may omit plan. */
+static sbio_code plan_mechanism(struct sbio_backend_info *b, const sbio_bk_create_req *req, char *mech, size_t size,
+                                sbio_error *err) {
+  if (SBIO_OPS_HAS(b->ops, plan)) {
+    sbio_bk_error bk = {.size = sizeof bk};
+    if (b->ops->plan(b->instance, req, mech, size, &bk) != 0) return sbio__error_from_backend(err, &bk, b->name);
+    mech[size - 1] = '\0';
+    return SBIO_OK;
+  }
+  if (b->meta.n_mechs == 1) {
+    snprintf(mech, size, "%s", b->meta.mechs[0].name);
+    return SBIO_OK;
+  }
+  return sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, NULL,
+                         "backend %s declares %zu mechanisms but has no plan operation to choose one", b->name,
+                         b->meta.n_mechs);
+}
+
+static struct sbio_sandbox *sandbox_new(sbio_host *host, struct sbio_backend_info *b, void *handle,
+                                        const sbio_bk_sandbox_info *info, const sbio__mechanism *mech) {
+  struct sbio_sandbox *sb = calloc(1, sizeof *sb);
+  if (!sb) return NULL;
+  sb->host = host;
+  sb->backend = b;
+  sb->handle = handle;
+  snprintf(sb->id, sizeof sb->id, "%.*s", (int)sizeof info->id - 1, info->id);
+  snprintf(sb->mechanism, sizeof sb->mechanism, "%.*s", (int)sizeof info->mechanism - 1, info->mechanism);
+  sb->mech = mech;
+  sb->tier = mech ? mech->effective : SBIO_TIER_UNKNOWN;
+  sb->caps = b->meta.caps;
+  sb->timeout_s = SBIO_DEFAULT_TIMEOUT_S;
+  atomic_init(&sb->killed, 0);
+  pthread_mutex_init(&sb->kill_lock, NULL);
+  return sb;
+}
+
+static void sandbox_free(struct sbio_sandbox *sb) {
+  sbio__kvlist_free(&sb->labels);
+  pthread_mutex_destroy(&sb->kill_lock);
+  free(sb);
+}
+
+/* Destroys a sandbox the core will not hand out (observed mechanism does
+ * not satisfy the requirement, or the core ran out of memory). */
+static void discard(sbio_host *host, struct sbio_backend_info *b, void *handle, const char *id) {
+  sbio__call c;
+  sbio__call_init(&c, host, NULL, sbio__deadline_after(teardown_grace(host)));
+  sbio_bk_error bk = {.size = sizeof bk};
+  if (SBIO_OPS_HAS(b->ops, kill) && b->ops->kill(handle, &c.call, &bk) != 0)
+    sbio__log(host, SBIO_LOG_ERROR,
+              "could not destroy sandbox %s:%s after a failed create: %.400s; "
+              "`sbio reap --kill` removes it",
+              b->name, id, bk.message);
+  if (SBIO_OPS_HAS(b->ops, release)) b->ops->release(handle);
+}
+
+static sbio_code finish_event(sbio_host *host, sbio__event *ev, sbio_code rc, sbio_error *err) {
+  if (rc != SBIO_OK) sbio__host_redact_error(host, err);
+  sbio__event_outcome(ev, rc, err);
+  sbio_code sink = sbio__audit_emit(host, ev, rc != SBIO_OK, err);
+  return rc != SBIO_OK ? rc : sink;
+}
+
+/* -------------------------------------------------------------- create */
+sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_create_options *opts, sbio_sandbox **out,
+                              sbio_error *err) {
+  static const struct sbio_create_options no_options;
+  if (!host || !out) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host and out are required");
+  *out = NULL;
+  const struct sbio_create_options *o = opts ? opts : &no_options;
+  if (o->invalid[0]) return sbio__error_set(err, SBIO_E_CONFIG, NULL, "invalid create options: %s", o->invalid);
+
+  sbio__uri target;
+  sbio_code rc = resolve_target(host, uri, &target, err);
+  if (rc != SBIO_OK) return rc;
+  const char *tmpl = target.template_name ? target.template_name : o->template_name;
+  if (target.template_name && o->template_name && strcmp(target.template_name, o->template_name) != 0) {
+    rc = sbio__error_set(err, SBIO_E_CONFIG, "give the template once, in the URI or in the options",
+                         "template \"%s\" in the URI differs from template \"%s\" in the options", target.template_name,
+                         o->template_name);
+    goto out_uri;
+  }
+  /* The URI's timeout wins over the option, as in the reference. */
+  double timeout_s = target.has_timeout ? target.timeout_s : (o->timeout_set ? o->timeout_s : SBIO_DEFAULT_TIMEOUT_S);
+
+  struct sbio_backend_info *b = NULL;
+  rc = sbio__host_resolve_backend(host, target.backend, &b, err);
+  if (rc != SBIO_OK) goto out_uri;
+  remember_secrets(host, o);
+
+  sbio__event ev;
+  sbio__event_begin(&ev, host, "create_requested");
+  sbio__event_backend(&ev, b, NULL);
+  sbio__event_str(&ev, "template", tmpl);
+  rc = sbio__audit_emit(host, &ev, 0, err);
+  if (rc != SBIO_OK) goto out_uri;
+
+  sbio__event_begin(&ev, host, "create_denied");
+  sbio__event_backend(&ev, b, NULL);
+  sbio__event_str(&ev, "template", tmpl);
+  sbio_tier required = SBIO_TIER_UNKNOWN;
+  sbio_caps needed =
+      SBIO_CAP_NETWORK_POLICY | (o->allow.n ? SBIO_CAP_NETWORK_ALLOWLIST : 0) | (o->gpu ? SBIO_CAP_GPU : 0);
+  if ((rc = check_usable(host, b, err)) != SBIO_OK ||
+      (rc = sbio__policy_required_tier(host, o->require_set, o->require, &required, err)) != SBIO_OK ||
+      (rc = sbio__policy_capabilities(host, b, needed, err)) != SBIO_OK ||
+      (rc = sbio__policy_precheck(host, b, required, err)) != SBIO_OK) {
+    sbio__event_str(&ev, "required_tier", sbio_tier_name(required));
+    rc = finish_event(host, &ev, rc, err);
+    goto out_uri;
+  }
+  sbio__event_str(&ev, "required_tier", required == SBIO_TIER_UNKNOWN ? NULL : sbio_tier_name(required));
+
+  /* From here on the backend's code runs, but nothing is provisioned
+   * until its plan satisfies the requirement. */
+  rc = sbio__host_backend_instance(host, b, err);
+  sbio_bk_create_req req;
+  fill_request(&req, host, o, tmpl, timeout_s);
+  char planned[64] = "";
+  const sbio__mechanism *mech = NULL;
+  if (rc == SBIO_OK) rc = plan_mechanism(b, &req, planned, sizeof planned, err);
+  if (rc == SBIO_OK) {
+    rc = sbio__policy_check_mechanism(host, b, planned, required, &mech, err);
+    sbio__event_backend(&ev, b, mech);
+    sbio__event_str(&ev, "mechanism", planned);
+  }
+  if (rc != SBIO_OK) {
+    rc = finish_event(host, &ev, rc, err);
+    goto out_uri;
+  }
+  cJSON_Delete(ev.obj);
+
+  if (!mech || mech->effective == SBIO_TIER_UNKNOWN) sbio__policy_warn_unknown_once(host, b, planned);
+  if (!SBIO_OPS_HAS(b->ops, create)) {
+    rc = sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, NULL, "backend %s cannot create sandboxes", b->name);
+    goto out_uri;
+  }
+
+  sbio__event_begin(&ev, host, "created");
+  sbio__event_backend(&ev, b, mech);
+  sbio__event_str(&ev, "mechanism", planned);
+  sbio__event_str(&ev, "template", tmpl);
+  sbio__call c;
+  sbio__call_init(&c, host, NULL, sbio__deadline_after(timeout_s));
+  sbio_bk_sandbox_info info = {.size = sizeof info};
+  sbio_bk_error bk = {.size = sizeof bk};
+  void *handle = NULL;
+  if (b->ops->create(b->instance, &req, &c.call, &handle, &info, &bk) != 0) {
+    rc = sbio__error_from_backend(err, &bk, b->name);
+    sbio__event_str(&ev, "event", "create_failed");
+    rc = finish_event(host, &ev, rc, err);
+    goto out_uri;
+  }
+  info.id[sizeof info.id - 1] = '\0';
+  info.mechanism[sizeof info.mechanism - 1] = '\0';
+  if (!info.mechanism[0]) snprintf(info.mechanism, sizeof info.mechanism, "%s", planned);
+
+  /* Observed: the backend reports what it actually used. */
+  const sbio__mechanism *observed = NULL;
+  rc = sbio__policy_check_mechanism(host, b, info.mechanism, required, &observed, err);
+  if (rc == SBIO_OK && strcmp(info.mechanism, planned) != 0 && !observed)
+    sbio__policy_warn_unknown_once(host, b, info.mechanism);
+  struct sbio_sandbox *sb = rc == SBIO_OK ? sandbox_new(host, b, handle, &info, observed) : NULL;
+  if (rc == SBIO_OK &&
+      (!sb || sbio__kvlist_copy(&sb->labels, &o->labels) != 0 || sbio__host_adopt_sandbox(host, sb) != 0)) {
+    if (sb) sandbox_free(sb);
+    sb = NULL;
+    rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  } else if (rc != SBIO_OK) {
+    rc = sbio__error_set(err, SBIO_E_CREATE, NULL,
+                         "sandbox %s was created with mechanism \"%s\" instead of the planned \"%s\", which does not "
+                         "meet the required isolation %s; it has been destroyed",
+                         info.id, info.mechanism, planned, sbio_tier_name(required));
+    sbio__error_set_backend(err, b->name);
+  }
+  sbio__event_str(&ev, "sandbox_id", info.id);
+  sbio__event_backend(&ev, b, observed);
+  sbio__event_str(&ev, "mechanism", info.mechanism);
+  if (!sb) {
+    discard(host, b, handle, info.id);
+    sbio__event_str(&ev, "event", "create_failed");
+    rc = finish_event(host, &ev, rc, err);
+    goto out_uri;
+  }
+  sb->timeout_s = timeout_s;
+  sbio__event_sandbox(&ev, sb);
+  rc = finish_event(host, &ev, SBIO_OK, err);
+  if (rc != SBIO_OK) {
+    /* The audit sink must record every sandbox: without it, none exists. */
+    sbio_sandbox_close(sb, NULL);
+    goto out_uri;
+  }
+  *out = sb;
+out_uri:
+  sbio__uri_free(&target);
+  if (rc != SBIO_OK) sbio__host_redact_error(host, err);
+  return rc;
+}
+
+/* ------------------------------------------------------------- connect */
+sbio_code sbio_sandbox_connect(sbio_host *host, const char *backend, const char *sandbox_id, sbio_sandbox **out,
+                               sbio_error *err) {
+  if (!host || !backend || !sandbox_id || !out)
+    return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host, backend, sandbox_id and out are required");
+  *out = NULL;
+  struct sbio_backend_info *b;
+  sbio_code rc = sbio__host_resolve_backend(host, backend, &b, err);
+  if (rc == SBIO_OK) rc = check_usable(host, b, err);
+  if (rc == SBIO_OK) rc = sbio__host_backend_instance(host, b, err);
+  if (rc != SBIO_OK) return rc;
+  if (!SBIO_OPS_HAS(b->ops, connect)) return sbio__capability_error(host, b->name, SBIO_CAP_CONNECT, err);
+  sbio__call c;
+  sbio__call_init(&c, host, NULL, sbio__deadline_after(CONNECT_TIMEOUT_S));
+  sbio_bk_sandbox_info info = {.size = sizeof info};
+  sbio_bk_error bk = {.size = sizeof bk};
+  void *handle = NULL;
+  if (b->ops->connect(b->instance, sandbox_id, &c.call, &handle, &info, &bk) != 0) {
+    rc = sbio__error_from_backend(err, &bk, b->name);
+    sbio__error_set_sandbox_id(err, sandbox_id);
+    sbio__host_redact_error(host, err);
+    return rc;
+  }
+  info.id[sizeof info.id - 1] = '\0';
+  info.mechanism[sizeof info.mechanism - 1] = '\0';
+  struct sbio_sandbox *sb = sandbox_new(host, b, handle, &info, sbio__backend_mechanism(b, info.mechanism));
+  if (!sb || sbio__host_adopt_sandbox(host, sb) != 0) {
+    if (sb) sandbox_free(sb);
+    if (SBIO_OPS_HAS(b->ops, release)) b->ops->release(handle);
+    return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  }
+  *out = sb;
+  return SBIO_OK;
+}
+
+/* ---------------------------------------------------------- kill/close */
+static void labels_text(const struct sbio_sandbox *sb, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < sb->labels.n; i++) {
+    int n = snprintf(buf + used, size - used, "%s%s=%s", used ? " " : "", sb->labels.keys[i], sb->labels.values[i]);
+    if (n < 0 || (size_t)n >= size - used) break;
+    used += (size_t)n;
+  }
+}
+
+sbio_code sbio_sandbox_kill(sbio_sandbox *sb, sbio_error *err) {
+  if (!sb) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "sandbox is NULL");
+  sbio_host *host = sb->host;
+  pthread_mutex_lock(&sb->kill_lock);
+  if (sb->destroyed) {
+    pthread_mutex_unlock(&sb->kill_lock);
+    return SBIO_OK;
+  }
+  /* Cancels an exec in flight on another thread (its call's cancelled()
+   * turns true) before the backend is asked to destroy the sandbox. */
+  atomic_store(&sb->killed, 1);
+  sbio__event ev;
+  sbio__event_begin(&ev, host, "kill");
+  sbio__event_sandbox(&ev, sb);
+  sbio_code rc = SBIO_OK;
+  if (SBIO_OPS_HAS(sb->backend->ops, kill)) {
+    sbio__call c;
+    sbio__call_init(&c, host, NULL, sbio__deadline_after(teardown_grace(host)));
+    sbio_bk_error bk = {.size = sizeof bk};
+    if (sb->backend->ops->kill(sb->handle, &c.call, &bk) != 0) {
+      rc = sbio__error_from_backend(err, &bk, sb->backend->name);
+      char labels[512];
+      labels_text(sb, labels, sizeof labels);
+      sbio__error_prefix(err, "kill of sandbox %s:%s%s%s failed", sb->backend->name, sb->id, labels[0] ? " " : "",
+                         labels);
+      sbio__error_set_sandbox_id(err, sb->id);
+    }
+  }
+  if (rc == SBIO_OK) sb->destroyed = 1;
+  rc = finish_event(host, &ev, rc, err);
+  pthread_mutex_unlock(&sb->kill_lock);
+  return rc;
+}
+
+sbio_code sbio_sandbox_close(sbio_sandbox *sb, sbio_error *err) {
+  if (!sb) return SBIO_OK;
+  sbio_host *host = sb->host;
+  sbio_code rc = sbio_sandbox_kill(sb, err);
+  if (rc != SBIO_OK && rc != SBIO_E_AUDIT_SINK) {
+    char labels[512];
+    labels_text(sb, labels, sizeof labels);
+    sbio__log(host, SBIO_LOG_ERROR,
+              "teardown failed: sandbox %s:%s (labels: %s) may still exist; `sbio reap --kill` removes it",
+              sb->backend->name, sb->id, labels[0] ? labels : "none");
+  }
+  if (SBIO_OPS_HAS(sb->backend->ops, release)) sb->backend->ops->release(sb->handle);
+  sbio__host_forget_sandbox(host, sb);
+  sandbox_free(sb);
+  return rc;
+}
+
+/* ----------------------------------------------------------- accessors */
+const char *sbio_sandbox_id(const sbio_sandbox *sb) {
+  return sb ? sb->id : "";
+}
+const char *sbio_sandbox_backend(const sbio_sandbox *sb) {
+  return sb ? sb->backend->name : "";
+}
+const char *sbio_sandbox_mechanism(const sbio_sandbox *sb) {
+  return sb ? sb->mechanism : "";
+}
+sbio_tier sbio_sandbox_tier(const sbio_sandbox *sb) {
+  return sb ? sb->tier : SBIO_TIER_UNKNOWN;
+}
+sbio_caps sbio_sandbox_capabilities(const sbio_sandbox *sb) {
+  return sb ? sb->caps : 0;
+}
+int sbio_sandbox_alive(const sbio_sandbox *sb) {
+  return sb && !atomic_load(&sb->killed);
+}
+
+size_t sbio_sandbox_describe(const sbio_sandbox *sb, char *buf, size_t size) {
+  if (!sb) return (size_t)snprintf(buf, size, "Sandbox(?)");
+  char raw[512];
+  snprintf(raw, sizeof raw, "Sandbox(%s:%s %s/%s %s)", sb->backend->name, sb->id, sbio_tier_name(sb->tier),
+           sb->mechanism, atomic_load(&sb->killed) ? "killed" : "running");
+  char *clean = sbio__redact(&sb->host->redactor, raw);
+  int n = snprintf(buf, size, "%s", clean ? clean : SBIO_REDACTED);
+  free(clean);
+  return n < 0 ? 0 : (size_t)n;
+}

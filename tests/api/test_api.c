@@ -1,0 +1,722 @@
+/* Behaviour of the client API, end to end through the shared library and
+ * the fake backend: lifecycle, exec semantics, deadlines, files, isolation
+ * requirements, policy, secrets, audit. Nothing here special-cases the
+ * fake; the same assertions are meant for every backend. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api_support.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static sbio_sandbox *must_create(fixture *f, const char *uri, sbio_create_options *o) {
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  sbio_code rc = sbio_sandbox_create(f->host, uri, o, &sb, err);
+  if (rc != SBIO_OK) fail_msg("create %s: [%d] %s", uri ? uri : "(default)", rc, sbio_error_message(err));
+  sbio_error_free(err);
+  return sb;
+}
+
+static sbio_exec_result *must_exec(sbio_sandbox *sb, const char *const *argv, sbio_exec_options *o) {
+  sbio_error *err = sbio_error_new();
+  sbio_exec_result *r = NULL;
+  sbio_code rc = sbio_sandbox_exec(sb, argv, o, &r, err);
+  if (rc != SBIO_OK) fail_msg("exec %s: [%d] %s", argv[0], rc, sbio_error_message(err));
+  sbio_error_free(err);
+  return r;
+}
+
+#define ARGV(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  if (fixture_open(f, NULL, NULL) != 0) return -1;
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture_close(*state);
+  free(*state);
+  return 0;
+}
+
+/* --------------------------------------------------------------- lifecycle */
+static void test_create_run_kill_and_kill_again(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  assert_true(strlen(sbio_sandbox_id(sb)) > 0);
+  assert_string_equal(sbio_sandbox_backend(sb), "fake");
+  assert_int_equal(sbio_sandbox_tier(sb), SBIO_TIER_CONTAINER);
+  char desc[256];
+  sbio_sandbox_describe(sb, desc, sizeof desc);
+  assert_non_null(strstr(desc, "CONTAINER"));
+  assert_non_null(strstr(desc, sbio_sandbox_id(sb)));
+  sbio_exec_result *r = must_exec(sb, ARGV("echo", "hi"), NULL);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "hi\n");
+  assert_int_equal(sbio_exec_result_exit_code(r), 0);
+  sbio_exec_result_free(r);
+  assert_int_equal(sbio_sandbox_kill(sb, NULL), SBIO_OK);
+  assert_int_equal(sbio_sandbox_kill(sb, NULL), SBIO_OK);
+  assert_false(sbio_sandbox_alive(sb));
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_sandbox_exec(sb, ARGV("echo", "x"), NULL, NULL, err), SBIO_E_GONE);
+  sbio_error_free(err);
+  assert_int_equal(sbio_sandbox_close(sb, NULL), SBIO_OK);
+  assert_int_equal(file_count(f->call_log, "kill "), 1);
+}
+
+static void test_host_close_tears_down_what_the_caller_left(void **state) {
+  fixture *f = *state;
+  must_create(f, "fake://", NULL);
+  must_create(f, "fake://", NULL);
+  sbio_host_close(f->host);
+  f->host = NULL;
+  assert_int_equal(file_count(f->call_log, "kill "), 2);
+}
+
+/* ------------------------------------------------------------ exec */
+static void test_exit_codes_and_streams(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  sbio_exec_result *r = must_exec(sb, ARGV("sh", "-c", "exit 3"), NULL);
+  assert_int_equal(sbio_exec_result_exit_code(r), 3);
+  sbio_exec_result_free(r);
+  r = must_exec(sb, ARGV("sh", "-c", "echo out; echo err >&2"), NULL);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "out\n");
+  assert_string_equal(sbio_exec_result_stderr(r, NULL), "err\n");
+  sbio_exec_result_free(r);
+  r = must_exec(sb, ARGV("no-such-command"), NULL);
+  assert_int_equal(sbio_exec_result_exit_code(r), 127);
+  sbio_exec_result_free(r);
+  sbio_sandbox_close(sb, NULL);
+}
+
+static void test_env_and_no_shell_for_argv(void **state) {
+  fixture *f = *state;
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_set_env(co, "FROM_CREATE", "c1");
+  sbio_sandbox *sb = must_create(f, "fake://", co);
+  sbio_create_options_free(co);
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_env(o, "SBX_CONTRACT_VAR", "v1");
+  sbio_exec_result *r = must_exec(sb, ARGV("printenv", "SBX_CONTRACT_VAR"), o);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "v1\n");
+  sbio_exec_result_free(r);
+  r = must_exec(sb, ARGV("printenv", "FROM_CREATE"), o);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "c1\n");
+  sbio_exec_result_free(r);
+  r = must_exec(sb, ARGV("echo", "$SBX_CONTRACT_VAR"), o);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "$SBX_CONTRACT_VAR\n");
+  sbio_exec_result_free(r);
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_sandbox_exec_shell(sb, "echo $SBX_CONTRACT_VAR", o, &r, err), SBIO_OK);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "v1\n");
+  sbio_exec_result_free(r);
+  sbio_error_free(err);
+  sbio_exec_options_free(o);
+  sbio_sandbox_close(sb, NULL);
+}
+
+static void test_stdin_is_delivered(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_stdin(o, "piped\n", 6);
+  sbio_exec_result *r = must_exec(sb, ARGV("cat"), o);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "piped\n");
+  sbio_exec_result_free(r);
+  sbio_exec_options_free(o);
+  sbio_sandbox_close(sb, NULL);
+}
+
+typedef struct {
+  char out[4096];
+  size_t out_len;
+  int calls;
+  int stderr_calls;
+} stream_capture;
+
+static void on_output(sbio_stream stream, const char *data, size_t len, void *user) {
+  stream_capture *c = user;
+  c->calls++;
+  if (stream == SBIO_STDERR) {
+    c->stderr_calls++;
+    return;
+  }
+  if (c->out_len + len < sizeof c->out) {
+    memcpy(c->out + c->out_len, data, len);
+    c->out_len += len;
+  }
+}
+
+static void test_streaming_preserves_order(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  stream_capture cap = {0};
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_output_callback(o, on_output, &cap);
+  sbio_exec_result *r = must_exec(sb, ARGV("seq", "1", "20"), o);
+  char expected[256] = "";
+  for (int i = 1; i <= 20; i++) snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%d\n", i);
+  assert_int_equal(cap.out_len, strlen(expected));
+  assert_memory_equal(cap.out, expected, cap.out_len);
+  assert_true(cap.calls >= 2); /* streamed, not one final blob */
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), expected);
+  sbio_exec_result_free(r);
+  sbio_exec_options_free(o);
+  sbio_sandbox_close(sb, NULL);
+}
+
+static void test_output_cap_truncates_buffer_not_stream(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  stream_capture cap = {0};
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_output_callback(o, on_output, &cap);
+  sbio_exec_options_set_output_cap(o, 10);
+  sbio_exec_result *r = must_exec(sb, ARGV("seq", "1", "100"), o);
+  size_t len;
+  sbio_exec_result_stdout(r, &len);
+  assert_int_equal(len, 10);
+  assert_true(sbio_exec_result_truncated(r));
+  assert_int_equal(cap.out_len, 292); /* every byte of 1..100 reached the callback */
+  sbio_exec_result_free(r);
+  sbio_exec_options_free(o);
+  sbio_sandbox_close(sb, NULL);
+}
+
+/* -------------------------------------------------------------- deadlines */
+static void test_exec_deadline_kills_and_sandbox_survives(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_timeout(o, 0.3);
+  sbio_error *err = sbio_error_new();
+  sbio_exec_result *r = NULL;
+  double t0 = now_s();
+  assert_int_equal(sbio_sandbox_exec(sb, ARGV("sh", "-c", "echo started; sleep 3600000"), o, &r, err),
+                   SBIO_E_EXEC_TIMEOUT);
+  assert_true(now_s() - t0 < 30.0); /* bounded, not a hang; not a timing assertion on speed */
+  assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1302");
+  assert_non_null(r);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "started\n");
+  sbio_exec_result_free(r);
+  r = must_exec(sb, ARGV("echo", "still-usable"), NULL);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "still-usable\n");
+  sbio_exec_result_free(r);
+  sbio_error_free(err);
+  sbio_exec_options_free(o);
+  sbio_sandbox_close(sb, NULL);
+}
+
+static void test_exec_inherits_the_sandbox_timeout(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://?timeout=0.3", NULL);
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_sandbox_exec(sb, ARGV("sleep", "3600000"), NULL, NULL, err), SBIO_E_EXEC_TIMEOUT);
+  sbio_error_free(err);
+  sbio_sandbox_close(sb, NULL);
+}
+
+static void test_non_positive_timeouts_are_refused(void **state) {
+  fixture *f = *state;
+  sbio_create_options *co = sbio_create_options_new();
+  assert_int_equal(sbio_create_options_set_timeout(co, 0), SBIO_E_CONFIG);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  /* Ignoring the setter's status still fails closed. */
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &sb, err), SBIO_E_CONFIG);
+  assert_null(sb);
+  sbio_create_options_free(co);
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://?timeout=-1", NULL, &sb, err), SBIO_E_CONFIG);
+  sb = must_create(f, "fake://", NULL);
+  sbio_exec_options *o = sbio_exec_options_new();
+  assert_int_equal(sbio_exec_options_set_timeout(o, -1), SBIO_E_CONFIG);
+  assert_int_equal(sbio_sandbox_exec(sb, ARGV("true"), o, NULL, err), SBIO_E_CONFIG);
+  sbio_exec_options_free(o);
+  co = sbio_create_options_new();
+  assert_int_equal(sbio_create_options_set_memory_mb(co, 0), SBIO_E_CONFIG);
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &sb, err), SBIO_E_CONFIG);
+  assert_non_null(strstr(sbio_error_message(err), "never unset"));
+  sbio_create_options_free(co);
+  sbio_error_free(err);
+  assert_int_equal(file_count(f->call_log, "create "), 1);
+}
+
+typedef struct {
+  sbio_sandbox *sb;
+  double delay;
+} killer_args;
+
+static void *killer(void *p) {
+  killer_args *a = p;
+  usleep((useconds_t)(a->delay * 1e6));
+  sbio_sandbox_kill(a->sb, NULL);
+  return NULL;
+}
+
+static void test_kill_from_another_thread_ends_an_exec(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  killer_args a = {sb, 0.2};
+  pthread_t t;
+  pthread_create(&t, NULL, killer, &a);
+  sbio_exec_result *r = NULL;
+  sbio_error *err = sbio_error_new();
+  double t0 = now_s();
+  sbio_code rc = sbio_sandbox_exec(sb, ARGV("sleep", "3600000"), NULL, &r, err);
+  pthread_join(t, NULL);
+  assert_true(now_s() - t0 < 30.0);
+  /* Either the process died with the kill (137) or the sandbox is gone. */
+  if (rc == SBIO_OK)
+    assert_int_equal(sbio_exec_result_exit_code(r), 137);
+  else
+    assert_int_equal(rc, SBIO_E_GONE);
+  sbio_exec_result_free(r);
+  sbio_error_free(err);
+  sbio_sandbox_close(sb, NULL);
+}
+
+/* ------------------------------------------------------------------ files */
+static void test_files_round_trip_and_relative_paths(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  unsigned char blob[1024];
+  for (size_t i = 0; i < sizeof blob; i++) blob[i] = (unsigned char)(i % 256);
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_file_write(sb, "/tmp/blob.bin", blob, sizeof blob, err), SBIO_OK);
+  unsigned char *data = NULL;
+  size_t len = 0;
+  assert_int_equal(sbio_file_read(sb, "/tmp/blob.bin", 0, &data, &len, err), SBIO_OK);
+  assert_int_equal(len, sizeof blob);
+  assert_memory_equal(data, blob, len);
+  sbio_free(data);
+
+  assert_int_equal(sbio_file_write(sb, "relative.txt", "h\xc3\xa9llo\n", 7, err), SBIO_OK);
+  sbio_exec_result *r = must_exec(sb, ARGV("cat", "relative.txt"), NULL);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "h\xc3\xa9llo\n");
+  sbio_exec_result_free(r);
+  sbio_file_list *l = NULL;
+  assert_int_equal(sbio_file_list_dir(sb, ".", &l, err), SBIO_OK);
+  int found = 0;
+  for (size_t i = 0; i < sbio_file_list_count(l); i++)
+    if (strcmp(sbio_file_list_name(l, i), "relative.txt") == 0) found = 1;
+  assert_true(found);
+  sbio_file_list_free(l);
+  sbio_error_free(err);
+  sbio_sandbox_close(sb, NULL);
+}
+
+static void test_files_mkdir_list_remove_and_missing(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_file_mkdir(sb, "/work/d1/d2", 0, err), SBIO_E_PATH_NOT_FOUND);
+  assert_int_equal(sbio_file_mkdir(sb, "/work/d1/d2", 1, err), SBIO_OK);
+  assert_int_equal(sbio_file_write(sb, "/work/d1/d2/f", "x", 1, err), SBIO_OK);
+  sbio_file_list *l = NULL;
+  assert_int_equal(sbio_file_list_dir(sb, "/work/d1/d2", &l, err), SBIO_OK);
+  assert_int_equal(sbio_file_list_count(l), 1);
+  assert_string_equal(sbio_file_list_name(l, 0), "f");
+  assert_string_equal(sbio_file_list_path(l, 0), "/work/d1/d2/f");
+  assert_int_equal(sbio_file_list_size(l, 0), 1);
+  sbio_file_list_free(l);
+  assert_int_equal(sbio_file_list_dir(sb, "/work/d1", &l, err), SBIO_OK);
+  assert_int_equal(sbio_file_list_count(l), 1);
+  assert_true(sbio_file_list_is_dir(l, 0));
+  sbio_file_list_free(l);
+  assert_int_equal(sbio_file_remove(sb, "/work/d1/d2/f", err), SBIO_OK);
+  assert_int_equal(sbio_file_list_dir(sb, "/work/d1/d2", &l, err), SBIO_OK);
+  assert_int_equal(sbio_file_list_count(l), 0);
+  sbio_file_list_free(l);
+  unsigned char *data = NULL;
+  size_t len;
+  assert_int_equal(sbio_file_read(sb, "/work/missing", 0, &data, &len, err), SBIO_E_PATH_NOT_FOUND);
+  assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1701");
+  assert_int_equal(sbio_file_remove(sb, "/work/missing", err), SBIO_E_PATH_NOT_FOUND);
+  assert_int_equal(sbio_file_write(sb, "/nope/dir/f", "x", 1, err), SBIO_E_PATH_NOT_FOUND);
+  /* Reads beyond the cap fail rather than truncate silently. */
+  assert_int_equal(sbio_file_write(sb, "/work/big", "0123456789", 10, err), SBIO_OK);
+  assert_int_equal(sbio_file_read(sb, "/work/big", 4, &data, &len, err), SBIO_E_FS);
+  assert_null(data);
+  sbio_error_free(err);
+  sbio_sandbox_close(sb, NULL);
+}
+
+/* ------------------------------------------------------- isolation tiers */
+static void test_require_isolation_above_tier_fails_before_provisioning(void **state) {
+  fixture *f = *state;
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_MICROVM);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &sb, err), SBIO_E_CONFIG);
+  assert_null(sb);
+  const char *msg = sbio_error_message(err);
+  assert_non_null(strstr(msg, "MICROVM"));
+  assert_non_null(strstr(msg, "CONTAINER"));
+  assert_non_null(strstr(msg, "fake"));
+  assert_string_equal(sbio_error_backend(err), "fake");
+  /* Nothing was provisioned: the fake's create never ran, not even plan. */
+  assert_int_equal(file_count(f->call_log, "create"), 0);
+  assert_int_equal(file_count(f->audit_path, "\"event\":\"create_denied\""), 1);
+  assert_int_equal(file_count(f->audit_path, "\"event\":\"created\""), 0);
+  sbio_create_options_free(co);
+  sbio_error_free(err);
+}
+
+static void test_require_isolation_at_tier_passes(void **state) {
+  fixture *f = *state;
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_CONTAINER);
+  sbio_sandbox *sb = must_create(f, "fake://", co);
+  assert_int_equal(sbio_sandbox_tier(sb), SBIO_TIER_CONTAINER);
+  sbio_sandbox_close(sb, NULL);
+  sbio_create_options_free(co);
+  assert_int_equal(file_count(f->audit_path, "\"event\":\"created\""), 1);
+}
+
+static void test_requiring_unknown_is_a_configuration_error(void **state) {
+  fixture *f = *state;
+  sbio_create_options *co = sbio_create_options_new();
+  assert_int_equal(sbio_create_options_require_isolation(co, SBIO_TIER_UNKNOWN), SBIO_E_CONFIG);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &sb, err), SBIO_E_CONFIG);
+  sbio_create_options_free(co);
+  sbio_error_free(err);
+  assert_int_equal(file_count(f->call_log, "create"), 0);
+}
+
+static void test_unknown_backend_satisfies_nothing_and_warns_once(void **state) {
+  fixture *f = *state;
+  const sbio_backend_info *b = sbio_host_backend_find(f->host, "vague");
+  assert_non_null(b);
+  assert_int_equal(sbio_backend_info_tier(b), SBIO_TIER_UNKNOWN);
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_CONTAINER);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f->host, "vague://", co, &sb, err), SBIO_E_CONFIG);
+  assert_non_null(strstr(sbio_error_message(err), "UNKNOWN"));
+  sbio_create_options_free(co);
+  sb = must_create(f, "vague://", NULL);
+  sbio_sandbox_close(sb, NULL);
+  sb = must_create(f, "vague://", NULL);
+  sbio_sandbox_close(sb, NULL);
+  assert_int_equal(lines_count(&f->log, "vague has no verified isolation tier"), 1);
+  sbio_error_free(err);
+}
+
+static void test_http_source_makes_the_claim_unknown(void **state) {
+  fixture *f = *state;
+  const sbio_backend_info *b = sbio_host_backend_find(f->host, "plainhttp");
+  assert_non_null(b);
+  assert_int_equal(sbio_mechanism_claimed_tier(b, 0), SBIO_TIER_MICROVM);
+  assert_int_equal(sbio_mechanism_tier(b, 0), SBIO_TIER_UNKNOWN);
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_MICROVM);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f->host, "plainhttp://", co, &sb, err), SBIO_E_CONFIG);
+  assert_non_null(strstr(sbio_error_message(err), "https"));
+  char path[512];
+  snprintf(path, sizeof path, "%s/create", f->dir);
+  assert_int_equal(access(path, F_OK), -1);
+  sbio_create_options_free(co);
+  sbio_error_free(err);
+}
+
+static void test_observed_mechanism_mismatch_destroys_the_sandbox(void **state) {
+  fixture *f = *state;
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_GVISOR);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f->host, "liar://", co, &sb, err), SBIO_E_CREATE);
+  assert_null(sb);
+  assert_non_null(strstr(sbio_error_message(err), "runc"));
+  char path[512];
+  snprintf(path, sizeof path, "%s/create", f->dir);
+  assert_int_equal(access(path, F_OK), 0);
+  snprintf(path, sizeof path, "%s/kill", f->dir);
+  assert_int_equal(access(path, F_OK), 0); /* destroyed, not leaked */
+  snprintf(path, sizeof path, "%s/release", f->dir);
+  assert_int_equal(access(path, F_OK), 0);
+  assert_int_equal(file_count(f->audit_path, "\"event\":\"create_failed\""), 1);
+  sbio_create_options_free(co);
+  sbio_error_free(err);
+}
+
+static void test_fleet_floor_cannot_be_lowered(void **state) {
+  (void)state;
+  fixture f;
+  assert_int_equal(fixture_open(&f, "require_isolation: gvisor\n", NULL), 0);
+  assert_int_equal(sbio_host_isolation_floor(f.host), SBIO_TIER_GVISOR);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f.host, "fake://", NULL, &sb, err), SBIO_E_CONFIG);
+  assert_non_null(strstr(sbio_error_message(err), "GVISOR"));
+  assert_non_null(strstr(sbio_error_hint(err), "configuration"));
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_CONTAINER);
+  assert_int_equal(sbio_sandbox_create(f.host, "fake://", co, &sb, err), SBIO_E_CONFIG);
+  sbio_create_options_free(co);
+  sbio_error_free(err);
+  assert_int_equal(file_count(f.call_log, "create"), 0);
+  fixture_close(&f);
+}
+
+/* ----------------------------------------------------------------- policy */
+static void test_deny_actually_denies_and_allowlist_allows(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  sbio_exec_result *r = must_exec(sb, ARGV("curl", "-sS", "--max-time", "5", "http://example.com/"), NULL);
+  assert_int_not_equal(sbio_exec_result_exit_code(r), 0);
+  sbio_exec_result_free(r);
+  sbio_sandbox_close(sb, NULL);
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_allow_host(co, "example.com");
+  sb = must_create(f, "fake://", co);
+  r = must_exec(sb, ARGV("curl", "-sS", "http://example.com/"), NULL);
+  assert_int_equal(sbio_exec_result_exit_code(r), 0);
+  sbio_exec_result_free(r);
+  r = must_exec(sb, ARGV("curl", "-sS", "http://other.invalid/"), NULL);
+  assert_int_not_equal(sbio_exec_result_exit_code(r), 0);
+  sbio_exec_result_free(r);
+  sbio_sandbox_close(sb, NULL);
+  sbio_create_options_free(co);
+}
+
+static void test_undeclared_capability_is_refused_naming_who_has_it(void **state) {
+  fixture *f = *state;
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_set_gpu(co, "T4");
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &sb, err), SBIO_E_CAPABILITY);
+  assert_non_null(strstr(sbio_error_message(err), "gpu"));
+  assert_int_equal(file_count(f->call_log, "create"), 0);
+  sbio_create_options_free(co);
+  /* vague declares no stdin: the hint names a backend that does. */
+  sb = must_create(f, "vague://", NULL);
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_stdin(o, "x", 1);
+  assert_int_equal(sbio_sandbox_exec(sb, ARGV("cat"), o, NULL, err), SBIO_E_CAPABILITY);
+  assert_non_null(strstr(sbio_error_hint(err), "fake"));
+  unsigned char *data;
+  size_t len;
+  assert_int_equal(sbio_file_read(sb, "/x", 0, &data, &len, err), SBIO_E_CAPABILITY);
+  sbio_exec_options_free(o);
+  sbio_sandbox_close(sb, NULL);
+  sbio_error_free(err);
+}
+
+/* -------------------------------------------------------- secrets, audit */
+static void test_secrets_reach_no_sink_description_or_error(void **state) {
+  fixture *f = *state;
+  const char *canary = "sk-canary-5f3e9b";
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_set_secret(co, "API_TOKEN", canary);
+  sbio_create_options_set_env(co, "DB_PASSWORD", "pw-canary-77a1");
+  sbio_create_options_set_label(co, "tenant_id", "acme");
+  sbio_sandbox *sb = must_create(f, "fake://", co);
+  sbio_create_options_free(co);
+  /* The command's own output may contain it: it asked for it. */
+  sbio_exec_result *r = must_exec(sb, ARGV("printenv", "API_TOKEN"), NULL);
+  assert_non_null(strstr(sbio_exec_result_stdout(r, NULL), canary));
+  sbio_exec_result_free(r);
+  r = must_exec(sb, ARGV("echo", canary, "pw-canary-77a1"), NULL);
+  sbio_exec_result_free(r);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox_exec(sb, ARGV("cat", canary), NULL, NULL, err);
+  unsigned char *data;
+  size_t len;
+  assert_int_equal(sbio_file_read(sb, canary, 0, &data, &len, err), SBIO_E_PATH_NOT_FOUND);
+  assert_null(strstr(sbio_error_message(err), canary));
+  char desc[256];
+  sbio_sandbox_describe(sb, desc, sizeof desc);
+  assert_null(strstr(desc, canary));
+  sbio_sandbox_close(sb, NULL);
+  sbio_error_free(err);
+  assert_true(f->audit.n > 3);
+  assert_false(lines_contain(&f->audit, canary));
+  assert_false(lines_contain(&f->audit, "pw-canary-77a1"));
+  assert_false(lines_contain(&f->log, canary));
+  assert_int_equal(file_count(f->audit_path, canary), 0);
+  assert_int_equal(file_count(f->call_log, canary), 0);
+  assert_true(lines_contain(&f->audit, "\"argv\":[\"echo\",\"***\",\"***\"]"));
+  assert_true(lines_contain(&f->audit, "\"tenant_id\":\"acme\""));
+}
+
+static void test_one_audit_event_per_exec_with_the_tier(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  size_t before = lines_count(&f->audit, "\"event\":\"exec\"");
+  sbio_exec_result *r = must_exec(sb, ARGV("echo", "one"), NULL);
+  sbio_exec_result_free(r);
+  assert_int_equal(lines_count(&f->audit, "\"event\":\"exec\""), before + 1);
+  const char *last = f->audit.items[f->audit.n - 1];
+  assert_non_null(strstr(last, "\"argv\":[\"echo\",\"one\"]"));
+  assert_non_null(strstr(last, "\"exit_code\":0"));
+  assert_non_null(strstr(last, "\"tier\":\"CONTAINER\""));
+  assert_non_null(strstr(last, "\"mechanism\":\"none\""));
+  assert_non_null(strstr(last, "\"source_url\":\"https://"));
+  assert_non_null(strstr(last, sbio_sandbox_id(sb)));
+  sbio_sandbox_close(sb, NULL);
+}
+
+static void on_log_line(sbio_log_level level, const char *message, void *user) {
+  (void)level;
+  if (strstr(message, "audit sink failed")) (*(int *)user)++;
+}
+
+/* Opens a host on a config holding an unwritable audit path. */
+static sbio_host *host_with_broken_audit(const char *dir, const char *on_failure, const char *call_log, int *warnings) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/broken-audit.yaml", dir);
+  FILE *fp = fopen(path, "w");
+  fprintf(fp,
+          "audit:\n  path: /nonexistent-dir/sub/audit.jsonl\n  on_failure: %s\n"
+          "backends:\n  fake:\n    settings:\n      call_log: %s\n",
+          on_failure, call_log);
+  fclose(fp);
+  sbio_host_options *o = sbio_host_options_new();
+  sbio_host_options_set_config_file(o, path);
+  sbio_host_options_set_log_callback(o, on_log_line, warnings);
+  sbio_host *host = NULL;
+  assert_int_equal(sbio_host_open(o, &host, NULL), SBIO_OK);
+  sbio_host_options_free(o);
+  return host;
+}
+
+static void test_audit_sink_failure_fail_and_warn(void **state) {
+  fixture *f = *state;
+  int warnings = 0;
+  sbio_host *host = host_with_broken_audit(f->dir, "fail", f->call_log, &warnings);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  /* Under fail, an operation that cannot be audited does not happen. */
+  assert_int_equal(sbio_sandbox_create(host, "fake://", NULL, &sb, err), SBIO_E_AUDIT_SINK);
+  assert_null(sb);
+  assert_non_null(strstr(sbio_error_message(err), "/nonexistent-dir/sub/audit.jsonl"));
+  assert_int_equal(file_count(f->call_log, "create "), 0);
+  sbio_host_close(host);
+
+  host = host_with_broken_audit(f->dir, "warn", f->call_log, &warnings);
+  assert_int_equal(sbio_sandbox_create(host, "fake://", NULL, &sb, err), SBIO_OK);
+  assert_true(warnings >= 2); /* create_requested, created */
+  sbio_sandbox_close(sb, NULL);
+  sbio_host_close(host);
+  sbio_error_free(err);
+}
+
+/* ------------------------------------------------------ connect and reap */
+static void test_connect_and_managed_listing(void **state) {
+  fixture *f = *state;
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_set_label(co, "tenant_id", "t-1");
+  sbio_sandbox *sb = must_create(f, "fake://", co);
+  sbio_create_options_free(co);
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *again = NULL;
+  assert_int_equal(sbio_sandbox_connect(f->host, "fake", sbio_sandbox_id(sb), &again, err), SBIO_OK);
+  assert_string_equal(sbio_sandbox_id(again), sbio_sandbox_id(sb));
+  sbio_exec_result *r = must_exec(again, ARGV("echo", "via-connect"), NULL);
+  sbio_exec_result_free(r);
+  assert_int_equal(sbio_sandbox_connect(f->host, "fake", "fake-9999", &again, err) == SBIO_OK, 0);
+  assert_int_equal(sbio_error_code(err), SBIO_E_CONNECT);
+
+  sbio_managed_list *l = NULL;
+  assert_int_equal(sbio_managed_list_get(f->host, "fake", ARGV("tenant_id=t-1"), &l, err), SBIO_OK);
+  assert_int_equal(sbio_managed_list_count(l), 1);
+  assert_string_equal(sbio_managed_list_id(l, 0), sbio_sandbox_id(sb));
+  sbio_managed_list_free(l);
+  assert_int_equal(sbio_managed_list_get(f->host, "fake", ARGV("tenant_id=other"), &l, err), SBIO_OK);
+  assert_int_equal(sbio_managed_list_count(l), 0);
+  sbio_managed_list_free(l);
+  int killed = 0;
+  assert_int_equal(sbio_managed_kill(f->host, "fake", sbio_sandbox_id(sb), &killed, err), SBIO_OK);
+  assert_int_equal(killed, 1);
+  assert_int_equal(sbio_managed_kill(f->host, "fake", sbio_sandbox_id(sb), &killed, err), SBIO_OK);
+  assert_int_equal(killed, 0);
+  sbio_error_free(err);
+}
+
+static void test_unknown_backend_and_bad_uri(void **state) {
+  fixture *f = *state;
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f->host, "nosuch://", NULL, &sb, err), SBIO_E_BACKEND_NOT_FOUND);
+  assert_non_null(strstr(sbio_error_hint(err), "fake"));
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://?token=abc", NULL, &sb, err), SBIO_E_CONFIG);
+  assert_null(strstr(sbio_error_message(err), "abc"));
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://a?timeout=1", NULL, &sb, err), SBIO_OK);
+  sbio_sandbox_close(sb, NULL);
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_set_template(co, "b");
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://a", co, &sb, err), SBIO_E_CONFIG);
+  sbio_create_options_free(co);
+  sbio_error_free(err);
+}
+
+static void test_default_backend_is_the_fake(void **state) {
+  fixture *f = *state;
+  assert_null(sbio_host_default_backend(f->host));
+  sbio_sandbox *sb = must_create(f, NULL, NULL);
+  assert_string_equal(sbio_sandbox_backend(sb), "fake");
+  sbio_sandbox_close(sb, NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+      T(test_create_run_kill_and_kill_again),
+      T(test_host_close_tears_down_what_the_caller_left),
+      T(test_exit_codes_and_streams),
+      T(test_env_and_no_shell_for_argv),
+      T(test_stdin_is_delivered),
+      T(test_streaming_preserves_order),
+      T(test_output_cap_truncates_buffer_not_stream),
+      T(test_exec_deadline_kills_and_sandbox_survives),
+      T(test_exec_inherits_the_sandbox_timeout),
+      T(test_non_positive_timeouts_are_refused),
+      T(test_kill_from_another_thread_ends_an_exec),
+      T(test_files_round_trip_and_relative_paths),
+      T(test_files_mkdir_list_remove_and_missing),
+      T(test_require_isolation_above_tier_fails_before_provisioning),
+      T(test_require_isolation_at_tier_passes),
+      T(test_requiring_unknown_is_a_configuration_error),
+      T(test_unknown_backend_satisfies_nothing_and_warns_once),
+      T(test_http_source_makes_the_claim_unknown),
+      T(test_observed_mechanism_mismatch_destroys_the_sandbox),
+      cmocka_unit_test(test_fleet_floor_cannot_be_lowered),
+      T(test_deny_actually_denies_and_allowlist_allows),
+      T(test_undeclared_capability_is_refused_naming_who_has_it),
+      T(test_secrets_reach_no_sink_description_or_error),
+      T(test_one_audit_event_per_exec_with_the_tier),
+      T(test_audit_sink_failure_fail_and_warn),
+      T(test_connect_and_managed_listing),
+      T(test_unknown_backend_and_bad_uri),
+      T(test_default_backend_is_the_fake),
+#undef T
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,97 @@
+/* The error catalogue and the error object. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "error_internal.h"
+
+static void test_catalogue_names_and_classes(void **state) {
+  (void)state;
+  static const struct {
+    sbio_code code;
+    const char *name, *cls;
+  } expected[] = {
+      {SBIO_E_CONFIG, "SBX_E1000", "ConfigurationError"},
+      {SBIO_E_BACKEND_NOT_FOUND, "SBX_E1001", "BackendNotFound"},
+      {SBIO_E_BACKEND_UNAVAILABLE, "SBX_E1002", "BackendUnavailable"},
+      {SBIO_E_CAPABILITY, "SBX_E1101", "CapabilityNotSupported"},
+      {SBIO_E_CREATE, "SBX_E1201", "CreationError"},
+      {SBIO_E_CONNECT, "SBX_E1202", "ConnectError"},
+      {SBIO_E_CREATE_TIMEOUT, "SBX_E1203", "CreateTimeout"},
+      {SBIO_E_GONE, "SBX_E1204", "SandboxGone"},
+      {SBIO_E_EXEC, "SBX_E1301", "ExecutionError"},
+      {SBIO_E_EXEC_TIMEOUT, "SBX_E1302", "ExecutionTimeout"},
+      {SBIO_E_NETWORK_POLICY, "SBX_E1401", "NetworkPolicyViolation"},
+      {SBIO_E_RESOURCE_LIMIT, "SBX_E1402", "ResourceLimitExceeded"},
+      {SBIO_E_AUTH, "SBX_E1501", "AuthError"},
+      {SBIO_E_RATE_LIMIT, "SBX_E1502", "RateLimitError"},
+      {SBIO_E_AUDIT_SINK, "SBX_E1601", "AuditSinkError"},
+      {SBIO_E_FS, "SBX_E1700", "FileSystemError"},
+      {SBIO_E_PATH_NOT_FOUND, "SBX_E1701", "PathNotFound"},
+      {SBIO_E_INTERNAL, "SBX_E1900", "InternalError"},
+      {SBIO_E_INVALID_ARGUMENT, "SBX_E1901", "InvalidArgument"},
+  };
+  for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+    assert_string_equal(sbio_code_name(expected[i].code), expected[i].name);
+    assert_string_equal(sbio_code_class(expected[i].code), expected[i].cls);
+  }
+  assert_null(sbio_code_name((sbio_code)4242));
+  assert_null(sbio_code_name(SBIO_OK));
+}
+
+static void test_set_and_default_hint(void **state) {
+  (void)state;
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_error_code(err), SBIO_OK);
+  assert_string_equal(sbio_error_message(err), "");
+  assert_int_equal(sbio__error_set(err, SBIO_E_CONNECT, NULL, "kill of %s refused", "x-1"), SBIO_E_CONNECT);
+  assert_string_equal(sbio_error_message(err), "kill of x-1 refused");
+  assert_non_null(strstr(sbio_error_hint(err), "reap"));
+  sbio__error_prefix(err, "teardown");
+  assert_string_equal(sbio_error_message(err), "teardown: kill of x-1 refused");
+  sbio_error_clear(err);
+  assert_int_equal(sbio_error_code(err), SBIO_OK);
+  sbio_error_free(err);
+  /* A NULL error object is allowed everywhere. */
+  assert_int_equal(sbio__error_set(NULL, SBIO_E_FS, NULL, "x"), SBIO_E_FS);
+  assert_int_equal(sbio_error_code(NULL), SBIO_OK);
+}
+
+static void test_backend_errors_are_sanitised(void **state) {
+  (void)state;
+  sbio_error *err = sbio_error_new();
+  sbio_bk_error bk = {.size = sizeof bk};
+  /* Unterminated buffers from plugin code must not be read past their end. */
+  memset(bk.message, 'A', sizeof bk.message);
+  memset(bk.hint, 'B', sizeof bk.hint);
+  bk.code = SBIO_E_GONE;
+  bk.provider_status = 404;
+  assert_int_equal(sbio__error_from_backend(err, &bk, "acme"), SBIO_E_GONE);
+  assert_int_equal(strlen(sbio_error_message(err)), sizeof bk.message);
+  assert_int_equal(sbio_error_provider_status(err), 404);
+  assert_string_equal(sbio_error_backend(err), "acme");
+
+  sbio_bk_error odd = {.size = sizeof odd, .code = 77};
+  snprintf(odd.message, sizeof odd.message, "weird");
+  assert_int_equal(sbio__error_from_backend(err, &odd, "acme"), SBIO_E_INTERNAL);
+  assert_non_null(strstr(sbio_error_message(err), "unknown error code 77"));
+
+  sbio_bk_error zero = {.size = sizeof zero};
+  assert_int_equal(sbio__error_from_backend(err, &zero, "acme"), SBIO_E_INTERNAL);
+  sbio_error_free(err);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_catalogue_names_and_classes),
+      cmocka_unit_test(test_set_and_default_hint),
+      cmocka_unit_test(test_backend_errors_are_sanitised),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

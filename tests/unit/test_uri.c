@@ -1,0 +1,105 @@
+/* The target URI grammar: strict, with the reference's error cases. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "uri.h"
+
+static sbio_code parse(const char *text, sbio__uri *u, sbio_error *err) {
+  return sbio__uri_parse(text, u, err);
+}
+
+static void test_valid_forms(void **state) {
+  (void)state;
+  sbio__uri u;
+  assert_int_equal(parse("fake://", &u, NULL), SBIO_OK);
+  assert_string_equal(u.backend, "fake");
+  assert_null(u.template_name);
+  assert_false(u.has_timeout);
+  sbio__uri_free(&u);
+
+  assert_int_equal(parse("docker://python:3.12-slim", &u, NULL), SBIO_OK);
+  assert_string_equal(u.backend, "docker");
+  assert_string_equal(u.template_name, "python:3.12-slim");
+  sbio__uri_free(&u);
+
+  assert_int_equal(parse("e2b://code-interpreter-v1?timeout=600", &u, NULL), SBIO_OK);
+  assert_string_equal(u.template_name, "code-interpreter-v1");
+  assert_true(u.has_timeout);
+  assert_true(u.timeout_s == 600.0);
+  sbio__uri_free(&u);
+
+  assert_int_equal(parse("my_backend://tpl/with/path?timeout=0.5", &u, NULL), SBIO_OK);
+  assert_string_equal(u.template_name, "tpl/with/path");
+  assert_true(u.timeout_s == 0.5);
+  sbio__uri_free(&u);
+}
+
+static void expect_config_error(const char *text, const char *message_part) {
+  sbio_error *err = sbio_error_new();
+  sbio__uri u;
+  assert_int_equal(parse(text, &u, err), SBIO_E_CONFIG);
+  assert_int_equal(sbio_error_code(err), SBIO_E_CONFIG);
+  if (!strstr(sbio_error_message(err), message_part))
+    fail_msg("\"%s\": message \"%s\" lacks \"%s\"", text, sbio_error_message(err), message_part);
+  assert_true(sbio_error_hint(err)[0] != '\0');
+  sbio_error_free(err);
+}
+
+static void test_refusals(void **state) {
+  (void)state;
+  expect_config_error("", "empty");
+  expect_config_error("docker", "no \"://\"");
+  expect_config_error("Docker://x", "invalid backend name");
+  expect_config_error("1abc://x", "invalid backend name");
+  expect_config_error("://x", "invalid backend name");
+  expect_config_error("fake://x#frag", "fragment");
+  expect_config_error("fake://?timeout=1&timeout=2", "repeated");
+  expect_config_error("fake://?gpu=a100", "unknown URI parameter \"gpu\"");
+  expect_config_error("fake://?timeout=abc", "not a positive number");
+  expect_config_error("fake://?timeout=0", "not a positive number");
+  expect_config_error("fake://?timeout=-5", "not a positive number");
+  expect_config_error("fake://?timeout=inf", "not a positive number");
+  expect_config_error("fake://?timeout=", "not a positive number");
+  expect_config_error("fake://?", "empty query");
+  expect_config_error("fake://?timeout=1&", "empty parameter");
+  expect_config_error("fake://a b", "whitespace");
+}
+
+static void test_credentials_are_refused_without_echoing_them(void **state) {
+  (void)state;
+  const char *keys[] = {"token",    "api_key", "API-KEY",    "apikey",      "secret",
+                        "password", "passwd",  "credential", "MyAuthHeader"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    char uri[128];
+    snprintf(uri, sizeof uri, "e2b://tpl?%s=sk-live-canary-123", keys[i]);
+    sbio_error *err = sbio_error_new();
+    sbio__uri u;
+    assert_int_equal(parse(uri, &u, err), SBIO_E_CONFIG);
+    assert_null(strstr(sbio_error_message(err), "sk-live-canary-123"));
+    assert_null(strstr(sbio_error_hint(err), "sk-live-canary-123"));
+    assert_non_null(strstr(sbio_error_message(err), "credential"));
+    assert_non_null(strstr(sbio_error_hint(err), "E2B_API_KEY"));
+    sbio_error_free(err);
+  }
+  sbio_error *err = sbio_error_new();
+  sbio__uri u;
+  assert_int_equal(parse("acme://tpl?token=x", &u, err), SBIO_E_CONFIG);
+  assert_non_null(strstr(sbio_error_hint(err), "environment"));
+  sbio_error_free(err);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_valid_forms),
+      cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_credentials_are_refused_without_echoing_them),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
