@@ -1,0 +1,259 @@
+/* sbio run: create a sandbox, run one command in it with its output
+ * streamed live, destroy the sandbox, exit with the command's status.
+ *
+ * Order matters: everything that can be refused on the command line is
+ * refused before the host opens, and the isolation requirement is checked
+ * by the library before anything is provisioned. The sandbox is destroyed
+ * on every path, including Ctrl-C (interrupt.c). */
+#include "args.h"
+#include "cli.h"
+#include "errors.h"
+#include "exitcode.h"
+#include "host_open.h"
+#include "interrupt.h"
+#include "output.h"
+#include "run_options.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* --stdin is buffered whole (the API takes bytes, not a stream). */
+#define RUN_STDIN_MAX ((size_t)64 * 1024 * 1024)
+
+static const char fake_notice[] = "sbio: no backend chosen; using the built-in fake backend, which executes nothing "
+                                  "(choose one with --backend docker://IMAGE or default_backend in the config)\n";
+
+typedef struct run_output {
+  cli_interrupt *watcher;
+  int stdout_lost, stderr_lost;
+} run_output;
+
+/* Called on the exec's thread as bytes arrive: straight to fd 1 or 2, no
+ * stdio buffer in between, so interleaving and latency match the command. */
+static void on_output(sbio_stream stream, const char *data, size_t len, void *user) {
+  run_output *out = user;
+  int fd = stream == SBIO_STDERR ? STDERR_FILENO : STDOUT_FILENO;
+  int *lost = stream == SBIO_STDERR ? &out->stderr_lost : &out->stdout_lost;
+  if (*lost || cli_write_all(fd, data, len) == 0) return;
+  *lost = 1;
+  /* The reader of stdout went away (`sbio run -- yes | head`): end the
+   * command the way a pipeline ends a local one. */
+  if (errno == EPIPE && fd == STDOUT_FILENO) cli_interrupt_request(out->watcher, SIGPIPE);
+}
+
+static int report_setter(sbio_code rc, const char *what, const char *key) {
+  char message[512];
+  snprintf(message, sizeof message, "cannot use %s '%s'", what, key);
+  cli_error_view v = {rc, message, NULL, NULL, NULL};
+  return cli_error_report(&v, 0);
+}
+
+static int build_create_options(const run_options *o, sbio_create_options **out) {
+  sbio_create_options *c = sbio_create_options_new();
+  sbio_code rc = SBIO_OK;
+  int exit_code = 0;
+  *out = NULL;
+  if (!c) return cli_error_oom(0);
+  if (o->require_set) rc = sbio_create_options_require_isolation(c, o->require);
+  if (rc != SBIO_OK) exit_code = report_setter(rc, "--require-isolation", sbio_tier_name(o->require));
+  if (!exit_code && o->timeout_set && (rc = sbio_create_options_set_timeout(c, o->timeout)) != SBIO_OK)
+    exit_code = report_setter(rc, "--timeout", "value");
+  for (size_t i = 0; !exit_code && i < o->env.n; i++) {
+    if ((rc = sbio_create_options_set_env(c, o->env.items[i].key, o->env.items[i].value)) != SBIO_OK)
+      exit_code = report_setter(rc, "--env", o->env.items[i].key);
+  }
+  for (size_t i = 0; !exit_code && i < o->secrets.n; i++) {
+    /* The message names the key only. */
+    if ((rc = sbio_create_options_set_secret(c, o->secrets.items[i].key, o->secrets.items[i].value)) != SBIO_OK)
+      exit_code = report_setter(rc, "--secret", o->secrets.items[i].key);
+  }
+  for (size_t i = 0; !exit_code && i < o->labels.n; i++) {
+    if ((rc = sbio_create_options_set_label(c, o->labels.items[i].key, o->labels.items[i].value)) != SBIO_OK)
+      exit_code = report_setter(rc, "--label", o->labels.items[i].key);
+  }
+  if (exit_code) {
+    sbio_create_options_free(c);
+    return exit_code;
+  }
+  *out = c;
+  return 0;
+}
+
+static int read_stdin(unsigned char **data, size_t *len) {
+  size_t cap = 65536, n = 0;
+  unsigned char *buf = malloc(cap);
+  if (!buf) return cli_error_oom(0);
+  for (;;) {
+    if (n == cap) {
+      if (cap >= RUN_STDIN_MAX) {
+        free(buf);
+        return cli_usage_error("run", "--stdin: standard input is larger than %zu MiB", RUN_STDIN_MAX >> 20);
+      }
+      unsigned char *bigger = realloc(buf, cap * 2);
+      if (!bigger) {
+        free(buf);
+        return cli_error_oom(0);
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    ssize_t r = read(STDIN_FILENO, buf + n, cap - n);
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      fprintf(stderr, "sbio: error: cannot read standard input: %s\n", strerror(errno));
+      free(buf);
+      return CLI_EXIT_IOERR;
+    }
+    n += (size_t)r;
+  }
+  *data = buf;
+  *len = n;
+  return 0;
+}
+
+static int build_exec_options(const run_options *o, const unsigned char *in, size_t in_len, run_output *out,
+                              sbio_exec_options **result) {
+  sbio_exec_options *e = sbio_exec_options_new();
+  sbio_code rc = SBIO_OK;
+  const char *what = NULL, *key = NULL;
+  *result = NULL;
+  if (!e) return cli_error_oom(0);
+  if (o->workdir && (rc = sbio_exec_options_set_cwd(e, o->workdir)) != SBIO_OK) {
+    what = "--workdir";
+    key = o->workdir;
+  } else if (o->timeout_set && (rc = sbio_exec_options_set_timeout(e, o->timeout)) != SBIO_OK) {
+    what = "--timeout";
+    key = "value";
+  } else if (o->use_stdin && (rc = sbio_exec_options_set_stdin(e, in, in_len)) != SBIO_OK) {
+    what = "--stdin";
+    key = "input";
+  } else if ((rc = sbio_exec_options_set_output_callback(e, on_output, out)) != SBIO_OK ||
+             /* Everything is streamed to fd 1 and 2; a buffered copy in the
+              * result would only cost memory (up to 16 MiB per stream). */
+             (rc = sbio_exec_options_set_output_cap(e, 0)) != SBIO_OK) {
+    what = "the output";
+    key = "callback";
+  }
+  if (rc != SBIO_OK) {
+    sbio_exec_options_free(e);
+    return report_setter(rc, what, key);
+  }
+  *result = e;
+  return 0;
+}
+
+/* Runs the command in the created sandbox and returns the exit code. */
+static int exec_in(sbio_sandbox *sb, const run_options *o, const sbio_exec_options *e, cli_interrupt *watcher) {
+  sbio_error *err = sbio_error_new();
+  sbio_exec_result *result = NULL;
+  if (!err) return cli_error_oom(0);
+  sbio_code rc = o->shell ? sbio_sandbox_exec_shell(sb, o->cmd[0], e, &result, err)
+                          : sbio_sandbox_exec(sb, (const char *const *)o->cmd, e, &result, err);
+  int exit_code;
+  if (cli_interrupt_signal(watcher)) {
+    /* Whatever exec returned is the consequence of our own kill. */
+    exit_code = CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher);
+  } else if (rc != SBIO_OK) {
+    exit_code = cli_error_report_sbio(err, 0);
+  } else {
+    exit_code = sbio_exec_result_exit_code(result);
+    if (exit_code < 0 || exit_code > 255) {
+      fprintf(stderr, "sbio: warning: the command's exit status %d does not fit an exit code; exiting %d\n", exit_code,
+              CLI_EXIT_INTERNAL);
+      exit_code = CLI_EXIT_INTERNAL;
+    }
+  }
+  sbio_exec_result_free(result);
+  sbio_error_free(err);
+  return exit_code;
+}
+
+/* Destroys the sandbox. A failed teardown is reported with the sandbox id
+ * (so `sbio reap` can finish) but does not replace the command's status. */
+static void close_sandbox(sbio_sandbox *sb) {
+  sbio_error *err = sbio_error_new();
+  if (sbio_sandbox_close(sb, err) != SBIO_OK && err) {
+    cli_error_view v;
+    cli_error_view_from_sbio(err, &v);
+    cli_error_print_human(&v, "warning");
+  }
+  sbio_error_free(err);
+}
+
+static int create_and_run(sbio_host *host, const run_options *o, const unsigned char *in, size_t in_len,
+                          cli_interrupt *watcher) {
+  sbio_create_options *copts = NULL;
+  sbio_exec_options *eopts = NULL;
+  run_output out = {watcher, 0, 0};
+  int exit_code = build_create_options(o, &copts);
+  if (!exit_code) exit_code = build_exec_options(o, in, in_len, &out, &eopts);
+  if (exit_code) {
+    sbio_create_options_free(copts);
+    return exit_code;
+  }
+  /* The library falls back to fake:// itself; saying so is ours to do. */
+  if (!o->uri && !sbio_host_default_backend(host)) fputs(fake_notice, stderr);
+
+  sbio_error *err = sbio_error_new();
+  sbio_sandbox *sb = NULL;
+  if (!err) {
+    exit_code = cli_error_oom(0);
+  } else if (cli_interrupt_signal(watcher)) {
+    exit_code = CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher);
+  } else if (sbio_sandbox_create(host, o->uri, copts, &sb, err) != SBIO_OK) {
+    exit_code = cli_interrupt_signal(watcher) ? CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher)
+                                              : cli_error_report_sbio(err, 0);
+  } else {
+    cli_interrupt_set_sandbox(watcher, sb);
+    if (cli_interrupt_signal(watcher))
+      exit_code = CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher);
+    else
+      exit_code = exec_in(sb, o, eopts, watcher);
+    cli_interrupt_set_sandbox(watcher, NULL);
+    close_sandbox(sb);
+  }
+  sbio_error_free(err);
+  sbio_exec_options_free(eopts);
+  sbio_create_options_free(copts);
+  return exit_code;
+}
+
+int cli_cmd_run(cli_globals *g, int argc, char **argv) {
+  run_options o;
+  int help_shown = 0;
+  int exit_code = run_options_parse(&o, g, argc, argv, &help_shown);
+  if (exit_code != 0 || help_shown) {
+    run_options_free(&o);
+    return exit_code;
+  }
+  unsigned char *in = NULL;
+  size_t in_len = 0;
+  if (o.use_stdin && (exit_code = read_stdin(&in, &in_len)) != 0) {
+    run_options_free(&o);
+    return exit_code;
+  }
+  /* A closed stdout must be an error we see (EPIPE), not a silent death
+   * that leaves the sandbox behind. */
+  signal(SIGPIPE, SIG_IGN);
+  cli_interrupt *watcher = cli_interrupt_start();
+  if (!watcher) {
+    fprintf(stderr, "sbio: error: cannot watch for signals: %s\n", strerror(errno));
+    exit_code = CLI_EXIT_INTERNAL;
+  } else {
+    sbio_host *host = NULL;
+    exit_code = cli_host_open(g, NULL, 0, &host);
+    if (exit_code == 0) {
+      exit_code = create_and_run(host, &o, in, in_len, watcher);
+      sbio_host_close(host);
+    }
+    cli_interrupt_stop(watcher);
+  }
+  free(in);
+  run_options_free(&o);
+  return exit_code;
+}

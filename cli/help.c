@@ -1,0 +1,129 @@
+/* Usage and help texts. The overview carries the exit-code table because
+ * scripts are written against it; docs/cli.md has the same table. */
+#include "args.h"
+
+#include <string.h>
+
+static const char overview[] =
+    "usage: sbio [GLOBAL OPTIONS] COMMAND [ARGS...]\n"
+    "\n"
+    "Run commands in sandboxes of any provider, with the strength of their\n"
+    "isolation (UNKNOWN < CONTAINER < GVISOR < MICROVM) reported and enforced.\n"
+    "\n"
+    "Commands:\n"
+    "  backends [--json] [--load]    list every backend found, with its isolation tier\n"
+    "  inspect NAME [--json]         everything known about one backend\n"
+    "  run [OPTIONS] -- CMD [ARG...] run a command in a new sandbox, then destroy it\n"
+    "  config check [FILE]           validate the configuration\n"
+    "  reap [OPTIONS]                list (and with --kill remove) leftover sandboxes\n"
+    "  version [--json]              versions of sbio and of libsandboxio\n"
+    "  help [COMMAND]                this text, or a command's own help\n"
+    "\n"
+    "Global options (before or after the command):\n"
+    "  --config FILE        read exactly this config file (like SBIO_CONFIG=FILE)\n"
+    "  --backend-path DIRS  colon-separated directories searched for backends first\n"
+    "  -v, --verbose        show the library's info messages (-vv: also debug)\n"
+    "  -h, --help           help; `sbio COMMAND --help` for one command\n"
+    "  --version            same as `sbio version`\n"
+    "\n"
+    "Exit codes:\n"
+    "  0    success\n"
+    "  N    sbio run: the command's own exit status\n"
+    "  64   usage error: the command line could not be understood\n"
+    "  69   backend unavailable: not found, refused, disabled, or the provider\n"
+    "       could not serve (auth, rate limit, create or connect failure)\n"
+    "  70   internal error\n"
+    "  74   sbio's own output could not be written\n"
+    "  78   configuration error, or a requirement (e.g. --require-isolation)\n"
+    "       that the backend cannot meet\n"
+    "  124  a create or exec deadline passed (--timeout)\n"
+    "  130  sbio run interrupted (SIGINT); 143 terminated (SIGTERM); 141 its stdout\n"
+    "       was closed (SIGPIPE). In each case the sandbox is destroyed\n"
+    "\n"
+    "Environment: SBIO_CONFIG, SBIO_BACKEND_PATH, NO_COLOR, TERM. See docs/cli.md.\n"
+    "Examples:\n"
+    "  sbio backends\n"
+    "  sbio run --backend docker://python:3.12-slim --require-isolation gvisor -- python3 -V\n"
+    "  sbio run --shell -- 'echo $HOME; ls'\n"
+    "  sbio config check /etc/sandboxio/config.yaml\n";
+
+static const struct {
+  const char *command;
+  const char *usage;
+  const char *details;
+} commands[] = {
+    {"backends", "usage: sbio backends [--json] [--load]",
+     "List every backend found on the search path: name, status, effective and\n"
+     "claimed tier, when its provider source was verified, the source, version\n"
+     "and file. Refused, disabled and shadowed backends are listed with the reason.\n"
+     "Listing runs no backend code.\n"
+     "\n"
+     "  --json   one JSON document (see docs/cli.md)\n"
+     "  --load   load every enabled backend first, to surface load-time refusals\n"},
+    {"inspect", "usage: sbio inspect NAME [--json] [--load]",
+     "Everything known about one backend: file, sha256, version, status and reason,\n"
+     "pins, capabilities and, per mechanism, its claimed and effective tier, the\n"
+     "provider source, when it was verified, how old that is, and why a tier was\n"
+     "not accepted. An unknown NAME exits 69 and lists the names available.\n"
+     "\n"
+     "  --json   one JSON document (see docs/cli.md)\n"
+     "  --load   load the backend first, to surface load-time refusals\n"},
+    {"run", "usage: sbio run [OPTIONS] -- CMD [ARG...]",
+     "Create a sandbox, run CMD in it with its output streamed live, destroy the\n"
+     "sandbox and exit with CMD's exit status. Without --backend and without\n"
+     "default_backend in the config, the fake backend is used (it executes nothing).\n"
+     "\n"
+     "  -b, --backend URI             target, e.g. docker://python:3.12-slim or fake://\n"
+     "                                (a bare NAME means NAME://)\n"
+     "  --require-isolation TIER      fail before creating anything unless the sandbox\n"
+     "                                is at least TIER: container, gvisor or microvm\n"
+     "  -e, --env K=V                 environment variable (repeatable)\n"
+     "  --secret K=ENVVAR             secret K, read from this process's ENVVAR; it is\n"
+     "                                redacted from every message and event (repeatable)\n"
+     "  -l, --label K=V               label for the provider, e.g. tenant_id (repeatable)\n"
+     "  -w, --workdir DIR             working directory of CMD inside the sandbox\n"
+     "  --timeout S                   seconds for the sandbox's lifetime and for CMD\n"
+     "  -i, --stdin                   pass this process's standard input to CMD\n"
+     "  --shell                       CMD is one script string for the sandbox's shell\n"},
+    {"config check", "usage: sbio config check [FILE] [--json]",
+     "Validate FILE, or the configuration sbio would read (the layered files, or\n"
+     "--config / SBIO_CONFIG). Prints 'FILE: ok' for each file read and exits 0, or\n"
+     "prints 'FILE:LINE:COLUMN: message' on stderr and exits 78.\n"},
+    {"config", "usage: sbio config check [FILE] [--json]", "Configuration commands: check.\n"},
+    {"reap", "usage: sbio reap [--backend NAME]... [--label K=V]... [--kill] [--json]",
+     "List the sandboxes sandboxio created that a provider still holds (a crashed\n"
+     "process can leave them behind); with --kill, remove them. A dry run by default.\n"
+     "Without --backend, every usable backend that can list them is asked.\n"
+     "\n"
+     "  --backend NAME   ask this backend (repeatable)\n"
+     "  --label K=V      only sandboxes with this label (repeatable; all must match)\n"
+     "  --kill           remove what was found\n"
+     "  --json           one JSON document (see docs/cli.md)\n"
+     "Exits 0 when every backend was listed and every kill succeeded, else the exit\n"
+     "code of the first failure (usually 69).\n"},
+    {"version", "usage: sbio version [--json]", "Versions of sbio and of the libsandboxio it runs with.\n"},
+    {"help", "usage: sbio help [COMMAND]", "Help for sbio or for one command.\n"},
+};
+
+const char *cli_usage_line(const char *command) {
+  if (command) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+      if (strcmp(commands[i].command, command) == 0) return commands[i].usage;
+    }
+  }
+  return "usage: sbio [GLOBAL OPTIONS] COMMAND [ARGS...]";
+}
+
+int cli_help_print(const char *command, FILE *out) {
+  if (!command) {
+    fputs(overview, out);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    if (strcmp(commands[i].command, command) == 0) {
+      fprintf(out, "%s\n\n%s", commands[i].usage, commands[i].details);
+      return 0;
+    }
+  }
+  return -1;
+}

@@ -1,0 +1,63 @@
+/* Host setup shared by the commands. */
+#include "host_open.h"
+
+#include "errors.h"
+
+#include <stdio.h>
+
+/* Library diagnostics arrive redacted; they go to stderr so stdout stays
+ * the command's (or the JSON document's) alone. */
+static void log_to_stderr(sbio_log_level level, const char *message, void *user) {
+  const cli_globals *g = user;
+  const char *label;
+  if (level >= SBIO_LOG_ERROR)
+    label = "error";
+  else if (level >= SBIO_LOG_WARN)
+    label = "warning";
+  else if (level >= SBIO_LOG_INFO && g->verbose >= 1)
+    label = "info";
+  else if (g->verbose >= 2)
+    label = "debug";
+  else
+    return;
+  fprintf(stderr, "sbio: %s: %s\n", label, message);
+}
+
+sbio_code cli_host_open_raw(const cli_globals *g, const char *config_file, sbio_host **out, sbio_error *err) {
+  sbio_host_options *opts = sbio_host_options_new();
+  sbio_code rc = SBIO_E_INTERNAL;
+  *out = NULL;
+  if (!opts) {
+    if (err) sbio_error_clear(err);
+    return SBIO_E_INTERNAL;
+  }
+  const char *file = config_file ? config_file : g->config_file;
+  if (file)
+    rc = sbio_host_options_set_config_file(opts, file);
+  else
+    rc = SBIO_OK;
+  if (rc == SBIO_OK && g->backend_path) rc = sbio_host_options_set_backend_path(opts, g->backend_path);
+  /* The callback only reads the globals, which outlive the host. */
+  if (rc == SBIO_OK) rc = sbio_host_options_set_log_callback(opts, log_to_stderr, (void *)g);
+  if (rc == SBIO_OK) rc = sbio_host_open(opts, out, err);
+  sbio_host_options_free(opts);
+  return rc;
+}
+
+int cli_host_open(const cli_globals *g, const char *config_file, int json, sbio_host **out) {
+  sbio_error *err = sbio_error_new();
+  if (!err) return cli_error_oom(json);
+  sbio_code rc = cli_host_open_raw(g, config_file, out, err);
+  int exit_code = 0;
+  if (rc != SBIO_OK) {
+    if (sbio_error_code(err) == SBIO_OK) {
+      /* A setter failed without filling err (e.g. out of memory). */
+      cli_error_view v = {rc, "cannot prepare the library host", NULL, NULL, NULL};
+      exit_code = cli_error_report(&v, json);
+    } else {
+      exit_code = cli_error_report_sbio(err, json);
+    }
+  }
+  sbio_error_free(err);
+  return exit_code;
+}

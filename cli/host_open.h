@@ -1,0 +1,19 @@
+/* Opening the library host the way every command needs it: global
+ * options applied and library diagnostics routed to stderr. */
+#ifndef SBIO_CLI_HOST_OPEN_H
+#define SBIO_CLI_HOST_OPEN_H
+
+#include "cli.h"
+
+#include <sandboxio/sandboxio.h>
+
+/* Opens a host. `config_file` overrides g->config_file when non-NULL.
+ * On failure the error is reported (JSON on stdout when `json`) and its
+ * exit code returned; on success returns 0 and sets *out. */
+int cli_host_open(const cli_globals *g, const char *config_file, int json, sbio_host **out);
+
+/* Same, but leaves reporting to the caller: returns the library's code and
+ * fills err (used by `config check`, which prints config errors its way). */
+sbio_code cli_host_open_raw(const cli_globals *g, const char *config_file, sbio_host **out, sbio_error *err);
+
+#endif

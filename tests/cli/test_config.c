@@ -1,0 +1,109 @@
+/* sbio config check: "FILE: ok" and exit 0, or "FILE:LINE:COLUMN: message"
+ * on stderr and exit 78. */
+#include "harness.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_good_file_is_ok(void **state) {
+  (void)state;
+  char *cfg = h_write("good.yaml", "default_backend: fake://\nrequire_isolation: container\n"
+                                   "backends:\n  fake:\n    enabled: true\n");
+  char expected[4200];
+  snprintf(expected, sizeof expected, "%s: ok\n", cfg);
+  h_result r;
+  H_RUN(&r, NULL, "config", "check", cfg);
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, expected);
+  assert_string_equal(r.err, "");
+  h_result_free(&r);
+  /* Through the global option too. */
+  H_RUN(&r, NULL, "--config", cfg, "config", "check");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, expected);
+  h_result_free(&r);
+
+  H_RUN(&r, NULL, "config", "check", "--json", cfg);
+  H_ASSERT_STATUS(&r, 0);
+  cJSON *doc = h_json(&r);
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ok")));
+  const cJSON *files = cJSON_GetObjectItemCaseSensitive(doc, "files");
+  assert_int_equal(cJSON_GetArraySize(files), 1);
+  assert_string_equal(cJSON_GetArrayItem(files, 0)->valuestring, cfg);
+  assert_string_equal(cJSON_GetObjectItemCaseSensitive(doc, "default_backend")->valuestring, "fake://");
+  assert_string_equal(cJSON_GetObjectItemCaseSensitive(doc, "isolation_floor")->valuestring, "CONTAINER");
+  cJSON_Delete(doc);
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_typo_reports_file_line_column_and_exits_78(void **state) {
+  (void)state;
+  char *cfg = h_write("typo.yaml", "backends:\n  fake:\n    enabeld: true\n");
+  h_result r;
+  H_RUN(&r, NULL, "config", "check", cfg);
+  H_ASSERT_STATUS(&r, 78);
+  assert_string_equal(r.out, "");
+  /* The first line is exactly FILE:LINE:COL: message, the typo's position. */
+  char prefix[4200];
+  snprintf(prefix, sizeof prefix, "%s:3:5: ", cfg);
+  if (strncmp(r.err, prefix, strlen(prefix)) != 0) fail_msg("stderr does not start with '%s':\n%s", prefix, r.err);
+  assert_non_null(strstr(r.err, "enabeld"));
+  h_result_free(&r);
+
+  H_RUN(&r, NULL, "config", "check", cfg, "--json");
+  H_ASSERT_STATUS(&r, 78);
+  cJSON *doc = h_json(&r);
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+  assert_string_equal(cJSON_GetObjectItemCaseSensitive(e, "code")->valuestring, "SBX_E1000");
+  assert_true(strncmp(cJSON_GetObjectItemCaseSensitive(e, "message")->valuestring, prefix, strlen(prefix)) == 0);
+  cJSON_Delete(doc);
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_other_config_errors_exit_78(void **state) {
+  (void)state;
+  char *missing = h_path("does-not-exist.yaml");
+  char *bad_yaml = h_write("bad-yaml.yaml", "backends: [\n");
+  char *bad_type = h_write("bad-type.yaml", "require_isolation: 7\n");
+  const char *files[] = {missing, bad_yaml, bad_type};
+  for (size_t i = 0; i < 3; i++) {
+    h_result r;
+    H_RUN(&r, NULL, "config", "check", files[i]);
+    H_ASSERT_STATUS(&r, 78);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, files[i]));
+    h_result_free(&r);
+  }
+  free(missing);
+  free(bad_yaml);
+  free(bad_type);
+}
+
+static void test_config_usage_errors(void **state) {
+  (void)state;
+  h_result r;
+  H_RUN(&r, NULL, "config");
+  H_ASSERT_STATUS(&r, 64);
+  h_result_free(&r);
+  H_RUN(&r, NULL, "config", "lint");
+  H_ASSERT_STATUS(&r, 64);
+  assert_non_null(strstr(r.err, "unknown subcommand 'lint'"));
+  h_result_free(&r);
+  H_RUN(&r, NULL, "config", "check", "a.yaml", "b.yaml");
+  H_ASSERT_STATUS(&r, 64);
+  h_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_good_file_is_ok),
+      cmocka_unit_test(test_typo_reports_file_line_column_and_exits_78),
+      cmocka_unit_test(test_other_config_errors_exit_78),
+      cmocka_unit_test(test_config_usage_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,443 @@
+/* sbio run: output streaming, exit statuses, the fake-backend notice,
+ * isolation requirements enforced before anything is created, deadlines,
+ * signals, and secrets that never leak into messages or audit events. */
+#include "harness.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FAKE_NOTICE                                                                                                    \
+  "sbio: no backend chosen; using the built-in fake backend, which executes nothing (choose one with --backend "       \
+  "docker://IMAGE or default_backend in the config)\n"
+#define CANARY "s3cr3t-canary"
+
+/* A config with the fake's call log and an audit file, and scripts:
+ * "hang-here" runs until its deadline. Paths are returned malloc'd. */
+typedef struct logged_config {
+  char *config, *calls, *audit;
+} logged_config;
+
+static logged_config make_logged_config(const char *tag) {
+  logged_config c;
+  char name[128], yaml[4096];
+  snprintf(name, sizeof name, "%s-calls.log", tag);
+  c.calls = h_path(name);
+  snprintf(name, sizeof name, "%s-audit.log", tag);
+  c.audit = h_path(name);
+  snprintf(yaml, sizeof yaml,
+           "backends:\n"
+           "  fake:\n"
+           "    settings:\n"
+           "      call_log: %s\n"
+           "      scripts:\n"
+           "        - match: hang-here\n"
+           "          hang: true\n"
+           "audit:\n"
+           "  path: %s\n",
+           c.calls, c.audit);
+  snprintf(name, sizeof name, "%s.yaml", tag);
+  c.config = h_write(name, yaml);
+  return c;
+}
+
+static void free_logged_config(logged_config *c) {
+  free(c->config);
+  free(c->calls);
+  free(c->audit);
+}
+
+static char *empty_config(void) {
+  return h_write("empty.yaml", "");
+}
+
+/* Whether some line of `text` is `op` or starts with "op ". */
+static int has_op_line(const char *text, const char *op) {
+  size_t n = strlen(op);
+  for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    if (strncmp(line, op, n) == 0 && (line[n] == ' ' || line[n] == '\n' || line[n] == '\0')) return 1;
+  }
+  return 0;
+}
+
+static void test_run_echo_streams_stdout_and_says_fake_once(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "--", "echo", "hello");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "hello\n");
+  assert_string_equal(r.err, FAKE_NOTICE);
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_run_passes_the_exit_status_through(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "--", "sh", "-c", "exit 3");
+  H_ASSERT_STATUS(&r, 3);
+  assert_string_equal(r.out, "");
+  assert_string_equal(r.err, FAKE_NOTICE);
+  h_result_free(&r);
+  H_RUN(&r, NULL, "--config", cfg, "run", "--", "false");
+  H_ASSERT_STATUS(&r, 1);
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_run_passes_stderr_through(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "--", "sh", "-c", "echo out; echo oops >&2");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "out\n");
+  assert_string_equal(r.err, FAKE_NOTICE "oops\n");
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_run_shell_runs_one_script(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "--shell", "--", "echo a; echo b");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "a\nb\n");
+  h_result_free(&r);
+  H_RUN(&r, NULL, "--config", cfg, "run", "--shell", "--", "echo", "a");
+  H_ASSERT_STATUS(&r, 64);
+  assert_string_equal(r.out, "");
+  assert_true(h_contains(r.err, r.err_len, "--shell takes exactly one"));
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_run_env_reaches_the_command(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "-e", "FOO=bar", "--env=EMPTY=", "--", "printenv", "FOO");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "bar\n");
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_run_stdin_reaches_the_command(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  char *input = h_write("stdin.txt", "line one\nline two\n");
+  h_opts o = {NULL, 0, input};
+  h_result r;
+  H_RUN(&r, &o, "--config", cfg, "run", "--stdin", "--", "cat");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "line one\nline two\n");
+  h_result_free(&r);
+  free(input);
+  free(cfg);
+}
+
+static void test_run_require_microvm_fails_before_create(void **state) {
+  (void)state;
+  logged_config c = make_logged_config("microvm");
+  h_result r;
+  H_RUN(&r, NULL, "--config", c.config, "run", "--require-isolation", "microvm", "--", "echo", "hi");
+  H_ASSERT_STATUS(&r, 78);
+  assert_string_equal(r.out, "");
+  assert_true(h_contains(r.err, r.err_len, "error: [SBX_E1000]"));
+  assert_true(h_contains(r.err, r.err_len, "MICROVM"));
+  assert_true(h_contains(r.err, r.err_len, "CONTAINER"));
+  assert_true(h_contains(r.err, r.err_len, "fake"));
+  char *calls = h_read(c.calls);
+  char *audit = h_read(c.audit);
+  assert_false(has_op_line(calls, "create"));
+  assert_false(has_op_line(calls, "exec"));
+  assert_non_null(strstr(audit, "\"event\":\"create_denied\""));
+  assert_null(strstr(audit, "\"event\":\"created\""));
+  free(calls);
+  free(audit);
+  h_result_free(&r);
+  free_logged_config(&c);
+}
+
+static void test_run_require_container_is_met_by_fake(void **state) {
+  (void)state;
+  logged_config c = make_logged_config("container");
+  h_result r;
+  H_RUN(&r, NULL, "--config", c.config, "run", "--require-isolation", "CONTAINER", "--", "echo", "hi");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "hi\n");
+  assert_string_equal(r.err, FAKE_NOTICE);
+  char *calls = h_read(c.calls);
+  char *audit = h_read(c.audit);
+  assert_true(has_op_line(calls, "create"));
+  assert_true(has_op_line(calls, "kill")); /* the sandbox was destroyed */
+  assert_non_null(strstr(audit, "\"event\":\"created\""));
+  free(calls);
+  free(audit);
+  h_result_free(&r);
+  free_logged_config(&c);
+}
+
+static void test_run_rejects_an_unknown_tier_as_usage(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  static const char *const bad[] = {"bogus", "unknown", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    h_result r;
+    H_RUN(&r, NULL, "--config", cfg, "run", "--require-isolation", bad[i], "--", "echo", "hi");
+    H_ASSERT_STATUS(&r, 64);
+    assert_string_equal(r.out, "");
+    assert_true(h_contains(r.err, r.err_len, "container, gvisor, microvm"));
+    h_result_free(&r);
+  }
+  free(cfg);
+}
+
+static void test_run_usage_errors_exit_64(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  const char *const *const cases[] = {
+      (const char *const[]){"run", NULL},
+      (const char *const[]){"run", "--", NULL},
+      (const char *const[]){"run", "echo", "hi", NULL},
+      (const char *const[]){"run", "-e", "NOEQUALS", "--", "true", NULL},
+      (const char *const[]){"run", "-e", "=v", "--", "true", NULL},
+      (const char *const[]){"run", "--label", "x", "--", "true", NULL},
+      (const char *const[]){"run", "--timeout", "0", "--", "true", NULL},
+      (const char *const[]){"run", "--timeout", "abc", "--", "true", NULL},
+      (const char *const[]){"run", "--timeout", "nan", "--", "true", NULL},
+      (const char *const[]){"run", "--timeout", NULL},
+      (const char *const[]){"run", "--secret", "TOKEN=SBIO_TEST_NOT_SET", "--", "true", NULL},
+      (const char *const[]){"run", "--secret", "TOKEN", "--", "true", NULL},
+      (const char *const[]){"run", "--bogus", "--", "true", NULL},
+      (const char *const[]){"run", "--shell=yes", "--", "true", NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t n = 0;
+    while (cases[i][n]) n++;
+    const char **argv = calloc(n + 3, sizeof *argv);
+    argv[0] = "--config";
+    argv[1] = cfg;
+    for (size_t j = 0; j < n; j++) argv[j + 2] = cases[i][j];
+    h_result r;
+    h_run(&r, NULL, argv);
+    if (r.status != 64) fail_msg("case %zu (%s ...): status %d, stderr: %s", i, cases[i][1], r.status, r.err);
+    assert_string_equal(r.out, "");
+    assert_true(h_contains(r.err, r.err_len, "usage: sbio run"));
+    h_result_free(&r);
+    free(argv);
+  }
+  free(cfg);
+}
+
+static void test_run_backend_option_skips_the_notice(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "--backend", "fake://", "--", "echo", "x");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "x\n");
+  assert_string_equal(r.err, "");
+  h_result_free(&r);
+  /* A bare name means NAME:// */
+  H_RUN(&r, NULL, "--config", cfg, "run", "-b", "fake", "--", "echo", "y");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "y\n");
+  assert_string_equal(r.err, "");
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_run_default_backend_from_config_skips_the_notice(void **state) {
+  (void)state;
+  char *cfg = h_write("default-fake.yaml", "default_backend: fake://\n");
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "--", "echo", "x");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "x\n");
+  assert_string_equal(r.err, "");
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_run_unknown_backend_is_unavailable(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "--backend", "nosuch://", "--", "echo", "x");
+  H_ASSERT_STATUS(&r, 69);
+  assert_string_equal(r.out, "");
+  assert_true(h_contains(r.err, r.err_len, "error: [SBX_E1001]"));
+  h_result_free(&r);
+  free(cfg);
+}
+
+static void test_run_deadline_exits_124(void **state) {
+  (void)state;
+  logged_config c = make_logged_config("deadline");
+  h_result r;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  H_RUN(&r, NULL, "--config", c.config, "run", "--timeout", "0.5", "--", "hang-here");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  H_ASSERT_STATUS(&r, 124);
+  assert_string_equal(r.out, "");
+  assert_true(h_contains(r.err, r.err_len, "error: [SBX_E1302]"));
+  double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  assert_true(elapsed < 20.0);
+  char *calls = h_read(c.calls);
+  assert_true(has_op_line(calls, "kill"));
+  free(calls);
+  h_result_free(&r);
+  free_logged_config(&c);
+}
+
+/* A signal during the command destroys the sandbox and exits 128+N. */
+static void interrupt_with(int signo, int expected_status, const char *tag) {
+  logged_config c = make_logged_config(tag);
+  h_proc p;
+  h_result r;
+  H_START(&p, NULL, "--config", c.config, "run", "--timeout", "60", "--", "hang-here");
+  assert_true(h_wait_for(c.calls, "exec", 20.0));
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  assert_int_equal(kill(p.pid, signo), 0);
+  h_finish(&p, &r);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  H_ASSERT_STATUS(&r, expected_status);
+  assert_true(h_contains(r.err, r.err_len, "sbio: interrupted; destroying the sandbox"));
+  /* The kill ended the command; its 60 s deadline did not. */
+  assert_true((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 < 10.0);
+  char *calls = h_read(c.calls);
+  assert_true(has_op_line(calls, "kill"));
+  free(calls);
+  h_result_free(&r);
+  free_logged_config(&c);
+}
+
+static void test_run_sigint_destroys_the_sandbox(void **state) {
+  (void)state;
+  interrupt_with(SIGINT, 130, "sigint");
+}
+
+static void test_run_sigterm_destroys_the_sandbox(void **state) {
+  (void)state;
+  interrupt_with(SIGTERM, 143, "sigterm");
+}
+
+/* When the kill itself hangs, a second signal still gets the user out. */
+static void test_run_second_signal_exits_at_once(void **state) {
+  (void)state;
+  char *calls = h_path("hung-kill-calls.log");
+  char yaml[4096];
+  snprintf(yaml, sizeof yaml,
+           "backends:\n"
+           "  fake:\n"
+           "    settings:\n"
+           "      call_log: %s\n"
+           "      simulate: {kill_hangs: true}\n"
+           "      scripts: [{match: hang-here, hang: true}]\n",
+           calls);
+  char *cfg = h_write("hung-kill.yaml", yaml);
+  h_proc p;
+  h_result r;
+  H_START(&p, NULL, "--config", cfg, "run", "--timeout", "60", "--", "hang-here");
+  assert_true(h_wait_for(calls, "exec", 20.0));
+  assert_int_equal(kill(p.pid, SIGINT), 0);
+  struct timespec pause = {0, 300 * 1000 * 1000}, t0, t1;
+  nanosleep(&pause, NULL);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  assert_int_equal(kill(p.pid, SIGINT), 0);
+  h_finish(&p, &r);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  H_ASSERT_STATUS(&r, 130);
+  assert_true(h_contains(r.err, r.err_len, "sbio: interrupted; destroying the sandbox"));
+  assert_true(h_contains(r.err, r.err_len, "sbio: second signal;"));
+  /* Far below the 10 s teardown grace the hung kill would have taken. */
+  double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  assert_true(elapsed < 3.0);
+  h_result_free(&r);
+  free(cfg);
+  free(calls);
+}
+
+static void test_run_secret_reaches_only_the_command(void **state) {
+  (void)state;
+  logged_config c = make_logged_config("secret");
+  const char *const env[] = {"MY_SECRET_ENV=" CANARY, NULL};
+  h_opts o = {env, 0, NULL};
+  h_result r;
+  H_RUN(&r, &o, "-vv", "--config", c.config, "run", "--secret", "TOKEN=MY_SECRET_ENV", "--", "printenv", "TOKEN");
+  H_ASSERT_STATUS(&r, 0);
+  /* The command asked for it: that is the command's own output. */
+  assert_string_equal(r.out, CANARY "\n");
+  assert_false(h_contains(r.err, r.err_len, CANARY));
+  char *audit = h_read(c.audit);
+  char *calls = h_read(c.calls);
+  assert_non_null(strstr(audit, "\"event\":\"created\""));
+  assert_null(strstr(audit, CANARY));
+  assert_null(strstr(calls, CANARY));
+  free(audit);
+  free(calls);
+  h_result_free(&r);
+  free_logged_config(&c);
+}
+
+static void test_run_secret_stays_out_of_failures(void **state) {
+  (void)state;
+  logged_config c = make_logged_config("secret-fail");
+  const char *const env[] = {"MY_SECRET_ENV=" CANARY, NULL};
+  h_opts o = {env, 0, NULL};
+  h_result r;
+  H_RUN(&r, &o, "-vv", "--config", c.config, "run", "--secret", "TOKEN=MY_SECRET_ENV", "--require-isolation", "microvm",
+        "--", "printenv", "TOKEN");
+  H_ASSERT_STATUS(&r, 78);
+  assert_string_equal(r.out, "");
+  assert_false(h_contains(r.err, r.err_len, CANARY));
+  char *audit = h_read(c.audit);
+  assert_non_null(strstr(audit, "\"event\":\"create_denied\""));
+  assert_null(strstr(audit, CANARY));
+  free(audit);
+  h_result_free(&r);
+  /* The command fails inside the sandbox, its error names the key. */
+  H_RUN(&r, &o, "--config", c.config, "run", "--secret", "TOKEN=MY_SECRET_ENV", "--timeout", "0.3", "--", "hang-here",
+        CANARY);
+  H_ASSERT_STATUS(&r, 124);
+  assert_false(h_contains(r.err, r.err_len, CANARY));
+  audit = h_read(c.audit);
+  assert_null(strstr(audit, CANARY));
+  free(audit);
+  h_result_free(&r);
+  free_logged_config(&c);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_run_echo_streams_stdout_and_says_fake_once),
+      cmocka_unit_test(test_run_passes_the_exit_status_through),
+      cmocka_unit_test(test_run_passes_stderr_through),
+      cmocka_unit_test(test_run_shell_runs_one_script),
+      cmocka_unit_test(test_run_env_reaches_the_command),
+      cmocka_unit_test(test_run_stdin_reaches_the_command),
+      cmocka_unit_test(test_run_require_microvm_fails_before_create),
+      cmocka_unit_test(test_run_require_container_is_met_by_fake),
+      cmocka_unit_test(test_run_rejects_an_unknown_tier_as_usage),
+      cmocka_unit_test(test_run_usage_errors_exit_64),
+      cmocka_unit_test(test_run_backend_option_skips_the_notice),
+      cmocka_unit_test(test_run_default_backend_from_config_skips_the_notice),
+      cmocka_unit_test(test_run_unknown_backend_is_unavailable),
+      cmocka_unit_test(test_run_deadline_exits_124),
+      cmocka_unit_test(test_run_sigint_destroys_the_sandbox),
+      cmocka_unit_test(test_run_sigterm_destroys_the_sandbox),
+      cmocka_unit_test(test_run_second_signal_exits_at_once),
+      cmocka_unit_test(test_run_secret_reaches_only_the_command),
+      cmocka_unit_test(test_run_secret_stays_out_of_failures),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
