@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what building and testing sandboxio needs on Debian 12, once.
+# The package list lives here and nowhere else.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config clang
+  libltdl-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libarchive-dev
+  libcmocka-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "scripts/deps.sh: missing packages: ${missing[*]}; run as root (sudo) to install them" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
