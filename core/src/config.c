@@ -159,7 +159,9 @@ static sbio_code fail_at(const parse_ctx *ctx, size_t line, size_t column, const
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return sbio__error_set(ctx->err, SBIO_E_CONFIG, NULL, "%s:%zu:%zu: %s", ctx->name, line, column, msg);
+  return sbio__error_set(ctx->err, SBIO_E_CONFIG,
+                         "fix the file at that line and column; docs/configuration.md lists every key",
+                         "%s:%zu:%zu: %s", ctx->name, line, column, msg);
 }
 
 #define fail_node(ctx, n, ...) fail_at((ctx), (n)->line, (n)->column, __VA_ARGS__)
