@@ -275,6 +275,25 @@ const char *sbio_host_default_backend(const sbio_host *host) {
 sbio_tier sbio_host_isolation_floor(const sbio_host *host) {
   return host && host->cfg.require_isolation_set ? host->cfg.require_isolation : SBIO_TIER_UNKNOWN;
 }
+size_t sbio_host_describe(const sbio_host *host, char *buf, size_t size) {
+  char list[1024] = "";
+  size_t used = 0;
+  for (size_t i = 0; host && i < host->reg.n; i++) {
+    const struct sbio_backend_info *b = host->reg.items[i];
+    if (b->status == SBIO_BACKEND_SHADOWED) continue;
+    const char *what = b->status == SBIO_BACKEND_AVAILABLE || b->status == SBIO_BACKEND_LOADED
+                           ? sbio_tier_name(b->tier)
+                           : sbio_backend_status_name(b->status);
+    int n = snprintf(list + used, sizeof list - used, "%s%s %s", used ? ", " : "", b->name, what);
+    if (n < 0 || (size_t)n >= sizeof list - used) break;
+    used += (size_t)n;
+  }
+  sbio_tier floor = sbio_host_isolation_floor(host);
+  int n = snprintf(buf, size, "Host(backends: %s; floor %s)", used ? list : "none",
+                   floor == SBIO_TIER_UNKNOWN ? "none" : sbio_tier_name(floor));
+  return n < 0 ? 0 : (size_t)n;
+}
+
 size_t sbio_host_backend_count(const sbio_host *host) {
   return host ? host->reg.n : 0;
 }

@@ -677,6 +677,27 @@ static void test_unknown_backend_and_bad_uri(void **state) {
   sbio_error_free(err);
 }
 
+static void test_cwd_and_host_description(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_file_mkdir(sb, "/work/sub", 0, err), SBIO_OK);
+  assert_int_equal(sbio_file_write(sb, "/work/sub/here.txt", "in sub\n", 7, err), SBIO_OK);
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_cwd(o, "/work/sub");
+  sbio_exec_result *r = must_exec(sb, ARGV("cat", "here.txt"), o);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "in sub\n");
+  sbio_exec_result_free(r);
+  sbio_exec_options_free(o);
+  sbio_error_free(err);
+  sbio_sandbox_close(sb, NULL);
+  char desc[512];
+  sbio_host_describe(f->host, desc, sizeof desc);
+  assert_non_null(strstr(desc, "fake CONTAINER"));
+  assert_non_null(strstr(desc, "vague UNKNOWN"));
+  assert_non_null(strstr(desc, "floor none"));
+}
+
 static void test_default_backend_is_the_fake(void **state) {
   fixture *f = *state;
   assert_null(sbio_host_default_backend(f->host));
@@ -715,6 +736,7 @@ int main(void) {
       T(test_audit_sink_failure_fail_and_warn),
       T(test_connect_and_managed_listing),
       T(test_unknown_backend_and_bad_uri),
+      T(test_cwd_and_host_description),
       T(test_default_backend_is_the_fake),
 #undef T
   };

@@ -93,6 +93,9 @@ SBIO_API size_t sbio_host_search_dir_count(const sbio_host *host);
 SBIO_API const char *sbio_host_search_dir_at(const sbio_host *host, size_t index);
 SBIO_API const char *sbio_host_default_backend(const sbio_host *host); /* NULL if unset */
 SBIO_API sbio_tier sbio_host_isolation_floor(const sbio_host *host);   /* UNKNOWN = none */
+/* One line, secret-free: "Host(backends: fake CONTAINER, daytona UNKNOWN;
+ * floor GVISOR)". snprintf semantics. */
+SBIO_API size_t sbio_host_describe(const sbio_host *host, char *buf, size_t size);
 
 /* --------------------------------------------------------- backend info */
 typedef struct sbio_backend_info sbio_backend_info;
