@@ -6,6 +6,7 @@ packages=(
   build-essential cmake pkg-config clang
   libltdl-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libarchive-dev
   libcmocka-dev
+  docker.io runsc busybox-static   # the docker backend's tests run a private engine
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -374,7 +374,7 @@ sbio_code sbio__host_backend_instance(sbio_host *host, struct sbio_backend_info 
 
 sbio_code sbio_host_load_backend(sbio_host *host, const char *name, sbio_error *err) {
   if (!host || !name) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host and name are required");
-  struct sbio_backend_info *b;
+  struct sbio_backend_info *b = NULL;
   sbio_code rc = sbio__host_resolve_backend(host, name, &b, err);
   if (rc != SBIO_OK) return rc;
   pthread_mutex_lock(&host->reg.lock);

@@ -23,7 +23,7 @@ struct sbio_managed_list {
 static sbio_code managed_backend(sbio_host *host, const char *name, int has_list, struct sbio_backend_info **out,
                                  sbio_error *err) {
   if (!host || !name) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host and backend are required");
-  struct sbio_backend_info *b;
+  struct sbio_backend_info *b = NULL;
   sbio_code rc = sbio__host_resolve_backend(host, name, &b, err);
   if (rc == SBIO_OK) rc = sbio__host_backend_instance(host, b, err);
   if (rc != SBIO_OK) return rc;
@@ -69,7 +69,7 @@ sbio_code sbio_managed_list_get(sbio_host *host, const char *backend, const char
                                 sbio_managed_list **out, sbio_error *err) {
   if (!out) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "out is required");
   *out = NULL;
-  struct sbio_backend_info *b;
+  struct sbio_backend_info *b = NULL;
   sbio_code rc = managed_backend(host, backend, 1, &b, err);
   if (rc != SBIO_OK) return rc;
   sbio__kvlist filter = {0};
@@ -113,7 +113,7 @@ sbio_code sbio_managed_kill(sbio_host *host, const char *backend, const char *sa
   if (!sandbox_id || !killed)
     return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "sandbox_id and killed are required");
   *killed = 0;
-  struct sbio_backend_info *b;
+  struct sbio_backend_info *b = NULL;
   sbio_code rc = managed_backend(host, backend, 0, &b, err);
   if (rc != SBIO_OK) return rc;
   sbio__event ev;

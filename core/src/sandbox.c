@@ -291,7 +291,7 @@ sbio_code sbio_sandbox_connect(sbio_host *host, const char *backend, const char 
   if (!host || !backend || !sandbox_id || !out)
     return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host, backend, sandbox_id and out are required");
   *out = NULL;
-  struct sbio_backend_info *b;
+  struct sbio_backend_info *b = NULL;
   sbio_code rc = sbio__host_resolve_backend(host, backend, &b, err);
   if (rc == SBIO_OK) rc = check_usable(host, b, err);
   if (rc == SBIO_OK) rc = sbio__host_backend_instance(host, b, err);

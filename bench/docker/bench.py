@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""Docker backend benchmark: sandboxio vs the docker CLI vs docker-py, on one
+engine in one run. Prints a markdown report (docs/performance.md has one).
+
+Run it through bench/docker/run.sh, which starts a private engine, builds
+the client, and passes the arguments below.
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import threading
+import time
+
+import docker  # Debian: python3-docker
+
+HARDENING = ["--network", "none", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+             "--pids-limit", "512", "--memory", "512m", "--memory-swap", "512m", "--cpus", "1", "--init"]
+SDK_HARDENING = dict(network_mode="none", cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                     pids_limit=512, mem_limit="512m", memswap_limit="512m", nano_cpus=10**9, init=True)
+
+
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def self_cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def timed_runs(n, fn):
+    """Median/p90 wall ms of fn() over n runs (after one warm-up)."""
+    fn()
+    walls = []
+    for _ in range(n):
+        t0 = time.monotonic()
+        fn()
+        walls.append(time.monotonic() - t0)
+    walls.sort()
+    return statistics.median(walls) * 1e3, walls[int(len(walls) * 0.9) - 1 if len(walls) > 1 else 0] * 1e3
+
+
+def measure_cmd(n, argv_fn):
+    """Wall and child CPU per operation of a command line (or a list of them)."""
+    def once():
+        for argv in argv_fn():
+            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    once()
+    c0 = child_cpu()
+    med, p90 = timed_runs(n, once)
+    # timed_runs did one extra warm-up call: n + 1 operations.
+    return {"median_ms": med, "p90_ms": p90, "cpu_ms_per_op": (child_cpu() - c0) / (n + 1) * 1e3}
+
+
+def measure_py(n, fn):
+    fn()
+    c0 = self_cpu()
+    med, p90 = timed_runs(n, fn)
+    return {"median_ms": med, "p90_ms": p90, "cpu_ms_per_op": (self_cpu() - c0) / (n + 1) * 1e3}
+
+
+def sbio_bench(args, mode, n):
+    out = subprocess.run([args.sbio_bench, args.config, mode, str(n)], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--host", required=True)
+    ap.add_argument("--image", required=True)
+    ap.add_argument("--sbio", required=True)
+    ap.add_argument("--sbio-bench", required=True)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("-n", type=int, default=15)
+    ap.add_argument("--bytes", type=int, default=256 << 20)
+    ap.add_argument("--concurrent", type=int, default=16)
+    args = ap.parse_args()
+    sock = args.host[len("unix://"):]
+    env = dict(os.environ, DOCKER_HOST=args.host)
+    os.environ["DOCKER_HOST"] = args.host
+    cli = ["docker", "-H", args.host]
+    client = docker.DockerClient(base_url=args.host)
+    n = args.n
+    rows = []
+
+    # ---- create -> exec -> destroy
+    sbio_run = measure_cmd(n, lambda: [[args.sbio, "--config", args.config, "run", "--backend", "docker", "--", "true"]])
+    sbio_lib = sbio_bench(args, "cycle", n)
+    docker_rm = measure_cmd(n, lambda: [cli + ["run", "--rm"] + HARDENING + [args.image, "true"]])
+
+    def cli_three():
+        name = "sbio-bench-%d" % time.monotonic_ns()
+        return [cli + ["run", "-d", "--name", name] + HARDENING + [args.image, "sleep", "60"],
+                cli + ["exec", name, "true"], cli + ["rm", "-f", name]]
+    docker_three = measure_cmd(n, cli_three)
+
+    def sdk_cycle():
+        c = client.containers.run(args.image, ["sleep", "60"], detach=True, **SDK_HARDENING)
+        c.exec_run(["true"])
+        c.remove(force=True)
+    sdk = measure_py(n, sdk_cycle)
+    rows.append(("create → exec → destroy", [
+        ("`sbio run -- true`", sbio_run), ("libsandboxio in-process", sbio_lib),
+        ("`docker run --rm IMAGE true`", docker_rm), ("`docker run -d` + `docker exec` + `docker rm -f`", docker_three),
+        ("docker-py run/exec_run/remove", sdk)]))
+
+    # ---- warm exec round trip
+    warm = client.containers.run(args.image, ["sleep", "600"], detach=True, **SDK_HARDENING)
+    sbio_warm = sbio_bench(args, "warm", n * 3)
+    cli_warm = measure_cmd(n * 3, lambda: [cli + ["exec", warm.id, "true"]])
+    sdk_warm = measure_py(n * 3, lambda: warm.exec_run(["true"]))
+    rows.append(("exec round trip, warm sandbox", [
+        ("libsandboxio `sbio_sandbox_exec`", sbio_warm), ("`docker exec C true`", cli_warm),
+        ("docker-py `exec_run`", sdk_warm)]))
+
+    # ---- throughput
+    script = "head -c %d /dev/zero" % args.bytes
+    tp = []
+    s = sbio_bench(args, "stream", args.bytes)
+    tp.append(("libsandboxio exec, output callback", s["seconds"], s["cpu_s"]))
+    c0, t0 = child_cpu(), time.monotonic()
+    subprocess.run(cli + ["exec", warm.id, "sh", "-c", script], check=True, stdout=subprocess.DEVNULL)
+    tp.append(("`docker exec C head -c ... > /dev/null`", time.monotonic() - t0, child_cpu() - c0))
+    created = subprocess.run(["curl", "-s", "--unix-socket", sock, "-H", "Content-Type: application/json", "-d",
+                              json.dumps({"AttachStdout": True, "AttachStderr": True, "Cmd": ["sh", "-c", script]}),
+                              "http://localhost/v1.41/containers/%s/exec" % warm.id],
+                             check=True, capture_output=True, text=True)
+    exec_id = json.loads(created.stdout)["Id"]
+    c0, t0 = child_cpu(), time.monotonic()
+    subprocess.run(["curl", "-s", "--unix-socket", sock, "-H", "Content-Type: application/json",
+                    "-H", "Connection: Upgrade", "-H", "Upgrade: tcp", "-d", '{"Detach":false,"Tty":false}',
+                    "--output", "/dev/null", "http://localhost/v1.41/exec/%s/start" % exec_id], check=True)
+    tp.append(("raw `curl` on the socket (frames not parsed)", time.monotonic() - t0, child_cpu() - c0))
+    warm.remove(force=True)
+
+    # ---- concurrency
+    k = args.concurrent
+    conc = []
+    s = sbio_bench(args, "concurrent", k)
+    conc.append(("libsandboxio, %d threads" % k, s["wall_s"], s["cpu_s"], s["ok"]))
+    c0, t0 = child_cpu(), time.monotonic()
+    procs = [subprocess.Popen(cli + ["run", "--rm"] + HARDENING + [args.image, "true"], stdout=subprocess.DEVNULL)
+             for _ in range(k)]
+    ok = sum(p.wait() == 0 for p in procs)
+    conc.append(("%d × `docker run --rm` in parallel" % k, time.monotonic() - t0, child_cpu() - c0, ok))
+    results = []
+    c0, t0 = self_cpu(), time.monotonic()
+    threads = [threading.Thread(target=lambda: (sdk_cycle(), results.append(1))) for _ in range(k)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    conc.append(("docker-py, %d threads" % k, time.monotonic() - t0, self_cpu() - c0, len(results)))
+
+    # ---- report
+    ver = client.version()
+    print("Machine: %s, %d CPUs, kernel %s; Docker Engine %s (API %s); date %s; image %s; n=%d per cell."
+          % (platform.machine(), os.cpu_count(), platform.release(), ver.get("Version"), ver.get("ApiVersion"),
+             time.strftime("%Y-%m-%d"), args.image, n))
+    print()
+    for title, cells in rows:
+        base = cells[0][1]
+        print("### %s\n" % title)
+        print("| client | median ms | p90 ms | client CPU ms/op | time vs first row | CPU vs first row |")
+        print("|---|---|---|---|---|---|")
+        for name, m in cells:
+            print("| %s | %.1f | %.1f | %.2f | %.2f× | %.1f× |" % (
+                name, m["median_ms"], m["p90_ms"], m["cpu_ms_per_op"], m["median_ms"] / base["median_ms"],
+                m["cpu_ms_per_op"] / max(base["cpu_ms_per_op"], 1e-6)))
+        print()
+    print("### %d MiB of stdout\n" % (args.bytes >> 20))
+    print("| client | seconds | MiB/s | client CPU s |")
+    print("|---|---|---|---|")
+    for name, sec, c in tp:
+        print("| %s | %.2f | %.0f | %.2f |" % (name, sec, args.bytes / 1048576 / sec, c))
+    print()
+    print("### %d sandboxes created and used concurrently (create → exec → destroy each)\n" % k)
+    print("| client | wall s | client CPU s | succeeded |")
+    print("|---|---|---|---|")
+    for name, wall, c, ok in conc:
+        print("| %s | %.2f | %.2f | %d/%d |" % (name, wall, c, ok, k))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,282 @@
+/* Create: a hardened container, no opt-out (docs/backends/docker.md):
+ * network none, every capability dropped, no-new-privileges, PIDs, memory
+ * (swap equal) and CPU caps, an init process reaping zombies, and PID 1 a
+ * `sleep` lifetime backstop so the container stops on its own when its
+ * timeout passes even if this process died. Anything that fails after the
+ * container exists removes it before the error is returned. */
+#include "engine.h"
+#include "errmap.h"
+#include "http.h"
+#include "pull.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLEANUP_NS (15LL * 1000000000LL)
+
+int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *req, sbio_bk_error *err) {
+  (void)inst;
+  if (req->n_allow)
+    return sbio_bk_error_set(err, SBIO_E_CAPABILITY, "drop the allow-list; docker sandboxes have no network at all",
+                             "docker: egress allow-lists are not supported (a container's network is all or nothing)");
+  if (req->egress != 0)
+    return sbio_bk_error_set(err, SBIO_E_CAPABILITY,
+                             "keep egress denied; see docs/backends/docker.md for why the backend offers no network",
+                             "docker: egress allow is not supported: every docker sandbox runs with network 'none'");
+  if (req->disk_mb > 0)
+    return sbio_bk_error_set(err, SBIO_E_CONFIG, "drop the disk cap for the docker backend",
+                             "docker: a disk cap cannot be enforced by the Docker Engine on every storage driver");
+  if (req->gpu && req->gpu[0])
+    return sbio_bk_error_set(err, SBIO_E_CAPABILITY, "drop the GPU request",
+                             "docker: GPUs are not offered by this backend (requested '%.100s')", req->gpu);
+  if (req->memory_mb > 0 && req->memory_mb < DK_MIN_MEMORY_MB)
+    return sbio_bk_error_set(err, SBIO_E_CONFIG, "ask for 6 MB or more",
+                             "docker: memory cap %lld MB is below the "
+                             "engine's minimum of %d MB",
+                             (long long)req->memory_mb, DK_MIN_MEMORY_MB);
+  if (req->cpu < 0 || (req->cpu > 0 && req->cpu < 0.01))
+    return sbio_bk_error_set(err, SBIO_E_CONFIG, "ask for 0.01 CPUs or more", "docker: CPU cap %g is too small",
+                             req->cpu);
+  if (!(req->timeout_s > 0) || !isfinite(req->timeout_s) || req->timeout_s > 1e9)
+    return sbio_bk_error_set(err, SBIO_E_CONFIG, NULL, "docker: sandbox timeout %g s is out of range", req->timeout_s);
+  for (size_t i = 0; i < req->n_env + req->n_secrets; i++) {
+    const sbio_bk_kv *kv = i < req->n_env ? &req->env[i] : &req->secrets[i - req->n_env];
+    if (!kv->key || !kv->key[0] || strchr(kv->key, '=') || !kv->value)
+      return sbio_bk_error_set(err, SBIO_E_CONFIG, NULL, "docker: environment variable name '%.100s' is not valid",
+                               kv->key ? kv->key : "");
+  }
+  return SBIO_OK;
+}
+
+static int add_env(cJSON *arr, const sbio_bk_kv *kv, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(kv[i].key) + strlen(kv[i].value) + 2;
+    char *s = malloc(len);
+    if (!s) return -1;
+    snprintf(s, len, "%s=%s", kv[i].key, kv[i].value);
+    cJSON *item = cJSON_CreateString(s);
+    free(s);
+    if (!item || !cJSON_AddItemToArray(arr, item)) return -1;
+  }
+  return 0;
+}
+
+static cJSON *labels_json(const sbio_bk_create_req *req) {
+  cJSON *l = cJSON_CreateObject();
+  char timeout[64];
+  snprintf(timeout, sizeof timeout, "%g", req->timeout_s);
+  if (!l || !cJSON_AddStringToObject(l, DK_LABEL_MANAGED, "true") ||
+      !cJSON_AddStringToObject(l, DK_LABEL_SESSION, req->session_id ? req->session_id : "") ||
+      !cJSON_AddStringToObject(l, DK_LABEL_TIMEOUT, timeout)) {
+    cJSON_Delete(l);
+    return NULL;
+  }
+  for (size_t i = 0; i < req->n_labels; i++) {
+    if (!req->labels[i].key || !req->labels[i].value) continue;
+    size_t len = strlen(req->labels[i].key) + sizeof DK_LABEL_META;
+    char *key = malloc(len);
+    if (!key) break;
+    snprintf(key, len, "%s%s", DK_LABEL_META, req->labels[i].key);
+    cJSON_DeleteItemFromObjectCaseSensitive(l, key);
+    cJSON *ok = cJSON_AddStringToObject(l, key, req->labels[i].value);
+    free(key);
+    if (!ok) break;
+  }
+  return l;
+}
+
+/* The request body of POST /containers/create. */
+static char *create_body(const dk_instance *inst, const sbio_bk_create_req *req, const char *image,
+                         const char *runtime) {
+  const dk_settings *st = &inst->settings;
+  double cpu = req->cpu > 0 ? req->cpu : st->cpu;
+  int64_t mem_mb = req->memory_mb > 0 ? req->memory_mb : st->memory_mb;
+  char lifetime[32];
+  /* The backstop outlives the sandbox's timeout by a second, then PID 1
+   * exits and the container stops. */
+  snprintf(lifetime, sizeof lifetime, "%.0f", ceil(req->timeout_s) + 1);
+  cJSON *root = cJSON_CreateObject();
+  cJSON *host = cJSON_CreateObject();
+  cJSON *env = cJSON_CreateArray();
+  cJSON *labels = labels_json(req);
+  const char *entry[] = {"sleep"}, *cmd[] = {lifetime}, *caps[] = {"ALL"}, *secopt[] = {"no-new-privileges"};
+  int ok = root && host && env && labels && add_env(env, req->env, req->n_env) == 0 &&
+           add_env(env, req->secrets, req->n_secrets) == 0;
+  if (ok) {
+    cJSON_AddItemToObject(root, "HostConfig", host);
+    cJSON_AddItemToObject(root, "Env", env);
+    cJSON_AddItemToObject(root, "Labels", labels);
+    host = env = labels = NULL;
+    cJSON *h = cJSON_GetObjectItemCaseSensitive(root, "HostConfig");
+    ok = cJSON_AddStringToObject(root, "Image", image) &&
+         cJSON_AddItemToObject(root, "Entrypoint", cJSON_CreateStringArray(entry, 1)) &&
+         cJSON_AddItemToObject(root, "Cmd", cJSON_CreateStringArray(cmd, 1)) &&
+         cJSON_AddStringToObject(root, "WorkingDir", DK_WORK_DIR) && cJSON_AddFalseToObject(root, "Tty") &&
+         cJSON_AddFalseToObject(root, "OpenStdin") && cJSON_AddStringToObject(h, "NetworkMode", "none") &&
+         cJSON_AddItemToObject(h, "CapDrop", cJSON_CreateStringArray(caps, 1)) &&
+         cJSON_AddItemToObject(h, "SecurityOpt", cJSON_CreateStringArray(secopt, 1)) &&
+         cJSON_AddNumberToObject(h, "PidsLimit", (double)st->pids_limit) &&
+         cJSON_AddNumberToObject(h, "Memory", (double)mem_mb * 1048576.0) &&
+         cJSON_AddNumberToObject(h, "MemorySwap", (double)mem_mb * 1048576.0) &&
+         cJSON_AddNumberToObject(h, "NanoCpus", floor(cpu * 1e9)) && cJSON_AddTrueToObject(h, "Init") &&
+         cJSON_AddFalseToObject(h, "AutoRemove") && cJSON_AddStringToObject(h, "Runtime", runtime);
+  }
+  char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
+  cJSON_Delete(root);
+  cJSON_Delete(host);
+  cJSON_Delete(env);
+  cJSON_Delete(labels);
+  return text;
+}
+
+/* 1 when the engine said the image is missing. */
+static int no_such_image(const dk_http_resp *resp) {
+  return resp->status == 404 && resp->body && strstr(resp->body, "image");
+}
+
+static int post_create(dk_instance *inst, const char *body, int64_t deadline, char *id, size_t id_size,
+                       dk_http_resp *resp) {
+  dk_http_req req = {
+      .method = "POST", .path = "/containers/create", .versioned = 1, .json = body, .deadline = deadline};
+  if (sbio__dk_http(inst, &req, resp) != 0 || resp->status != 201) return -1;
+  cJSON *root = cJSON_Parse(resp->body);
+  const cJSON *cid = root ? cJSON_GetObjectItemCaseSensitive(root, "Id") : NULL;
+  int ok = cJSON_IsString(cid) && cid->valuestring && strlen(cid->valuestring) >= 12 &&
+           strlen(cid->valuestring) < id_size &&
+           strspn(cid->valuestring, "0123456789abcdef") == strlen(cid->valuestring);
+  if (ok) snprintf(id, id_size, "%s", cid->valuestring);
+  cJSON_Delete(root);
+  if (!ok) snprintf(resp->error, sizeof resp->error, "the engine's create answer has no container id");
+  return ok ? 0 : -2;
+}
+
+/* Creates the container, pulling the image first as the policy says. */
+static int create_container(dk_instance *inst, const char *body, const char *image, const sbio_bk_call *call, char *id,
+                            size_t id_size, sbio_bk_error *err) {
+  int64_t deadline = call->deadline_ns;
+  dk_pull policy = inst->settings.pull;
+  int rc = policy == DK_PULL_ALWAYS ? sbio__dk_image_pull(inst, image, deadline, call, err) : SBIO_OK;
+  for (int attempt = 0; rc == SBIO_OK; attempt++) {
+    dk_http_resp resp;
+    int r = post_create(inst, body, deadline, id, id_size, &resp);
+    if (r == 0) {
+      sbio__dk_http_resp_free(&resp);
+      return SBIO_OK;
+    }
+    if (r == -1 && no_such_image(&resp) && attempt == 0 && policy == DK_PULL_MISSING) {
+      sbio__dk_http_resp_free(&resp);
+      rc = sbio__dk_image_pull(inst, image, deadline, call, err);
+      continue;
+    }
+    if (r == -1 && no_such_image(&resp) && policy == DK_PULL_NEVER) {
+      char msg[300];
+      rc = sbio_bk_error_set(err, SBIO_E_CREATE, "pull it first (docker pull), or set the pull setting to missing",
+                             "docker: image %.200s is not present on the engine and the pull policy is never (%s)",
+                             image, sbio__dk_engine_message(&resp, msg, sizeof msg));
+      if (err) err->provider_status = 404;
+    } else {
+      rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "create the container", err);
+    }
+    sbio__dk_http_resp_free(&resp);
+  }
+  return rc;
+}
+
+static int start_container(dk_instance *inst, const char *id, int64_t deadline, sbio_bk_error *err) {
+  char path[160];
+  snprintf(path, sizeof path, "/containers/%s/start", id);
+  dk_http_req req = {.method = "POST", .path = path, .versioned = 1, .deadline = deadline};
+  dk_http_resp resp;
+  int rc = sbio__dk_http(inst, &req, &resp);
+  if (rc == 0 && (resp.status == 204 || resp.status == 304))
+    rc = SBIO_OK;
+  else
+    rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "start the container", err);
+  sbio__dk_http_resp_free(&resp);
+  return rc;
+}
+
+/* Reads back the runtime the container really got. */
+static int observed_runtime(dk_instance *inst, const char *id, int64_t deadline, char *runtime, size_t size,
+                            sbio_bk_error *err) {
+  char path[160];
+  snprintf(path, sizeof path, "/containers/%s/json", id);
+  dk_http_req req = {.method = "GET", .path = path, .versioned = 1, .deadline = deadline};
+  dk_http_resp resp;
+  int rc = sbio__dk_http(inst, &req, &resp);
+  if (rc != 0 || resp.status != 200) {
+    rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "inspect the new container", err);
+    sbio__dk_http_resp_free(&resp);
+    return rc;
+  }
+  cJSON *root = cJSON_Parse(resp.body);
+  sbio__dk_http_resp_free(&resp);
+  const cJSON *hc = root ? cJSON_GetObjectItemCaseSensitive(root, "HostConfig") : NULL;
+  const cJSON *rt = hc ? cJSON_GetObjectItemCaseSensitive(hc, "Runtime") : NULL;
+  const cJSON *state = root ? cJSON_GetObjectItemCaseSensitive(root, "State") : NULL;
+  const cJSON *running = state ? cJSON_GetObjectItemCaseSensitive(state, "Running") : NULL;
+  rc = SBIO_OK;
+  if (!cJSON_IsTrue(running))
+    rc = sbio_bk_error_set(err, SBIO_E_CREATE, "check that the image has a `sleep` program",
+                           "docker: container %.12s stopped right after it started", id);
+  else if (!cJSON_IsString(rt) || !rt->valuestring || !rt->valuestring[0])
+    snprintf(runtime, size, "unknown");
+  else
+    snprintf(runtime, size, "%s", rt->valuestring);
+  cJSON_Delete(root);
+  return rc;
+}
+
+int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio_bk_call *call, void **sandbox,
+                       sbio_bk_sandbox_info *info, sbio_bk_error *err) {
+  dk_instance *inst = instance;
+  if (!inst || !req || !call || !sandbox || !info)
+    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker create: missing argument");
+  *sandbox = NULL;
+  const char *image = req->template_name && req->template_name[0] ? req->template_name : inst->settings.image;
+  int rc = sbio__dk_check_request(inst, req, err);
+  if (rc == SBIO_OK) rc = sbio__dk_image_check(image, err);
+  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(inst, call->deadline_ns, SBIO_E_CREATE, err);
+  char runtime[64];
+  if (rc == SBIO_OK && inst->settings.runtime)
+    snprintf(runtime, sizeof runtime, "%s", inst->settings.runtime);
+  else if (rc == SBIO_OK)
+    rc = sbio__dk_engine_default_runtime(inst, call->deadline_ns, SBIO_E_CREATE, runtime, sizeof runtime, err);
+  if (rc != SBIO_OK) return rc;
+
+  char *body = create_body(inst, req, image, runtime);
+  if (!body) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory building the create request");
+  char id[72] = "";
+  rc = create_container(inst, body, image, call, id, sizeof id, err);
+  free(body);
+  if (rc != SBIO_OK) return rc;
+
+  /* From here on the container exists: any failure removes it. */
+  char observed[64] = "";
+  rc = start_container(inst, id, call->deadline_ns, err);
+  if (rc == SBIO_OK) rc = observed_runtime(inst, id, call->deadline_ns, observed, sizeof observed, err);
+  dk_sandbox *sb = NULL;
+  char mechanism[64] = "";
+  if (rc == SBIO_OK) {
+    sbio__dk_engine_mechanism(inst, observed, call->deadline_ns, mechanism, sizeof mechanism);
+    sb = sbio__dk_sandbox_new(inst, id, mechanism);
+    if (!sb) rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  }
+  if (rc != SBIO_OK) {
+    int removed = 0;
+    sbio_bk_error ignored = {.size = sizeof ignored};
+    if (sbio__dk_remove_container(inst, id, sbio__dk_now(inst) + CLEANUP_NS, &removed, &ignored) != SBIO_OK && err) {
+      size_t n = strlen(err->message);
+      snprintf(err->message + n, sizeof err->message - n, "; removing container %.12s also failed: %s", id,
+               ignored.message);
+      snprintf(err->hint, sizeof err->hint, "%s", DK_REAP_HINT);
+    }
+    return rc;
+  }
+  snprintf(info->id, sizeof info->id, "%s", sb->short_id);
+  snprintf(info->mechanism, sizeof info->mechanism, "%s", sb->mechanism);
+  *sandbox = sb;
+  return SBIO_OK;
+}

@@ -1,0 +1,108 @@
+/* sbio-backend-docker: the types every file of the backend shares.
+ *
+ * One dk_instance per configured backend (shared by every thread of the
+ * host), one dk_sandbox per container handle. Files by concern:
+ *   settings.c   the `settings` JSON            endpoint.c  where the engine is
+ *   http*.c      libcurl transport              engine.c    version, runtimes
+ *   errmap.c     engine answers -> catalogue    pull.c      image pulls
+ *   create.c     hardened create                sandbox.c   connect/kill/info
+ *   hijack.c     raw exec connection            demux.c     8-byte frames
+ *   exec*.c      exec and its deadline kill     files*.c    archive and fs ops
+ *   managed.c    list/kill by label             plugin.c    the ABI table */
+#ifndef SBIO_DOCKER_DK_H
+#define SBIO_DOCKER_DK_H
+
+#include "endpoint.h"
+#include "settings.h"
+
+#include <pthread.h>
+#include <sandboxio/backend.h>
+#include <stdatomic.h>
+
+#define DK_NAME "docker"
+#define DK_WORK_DIR "/work"
+#define DK_LABEL_MANAGED "io.sandboxio.managed"
+#define DK_LABEL_SESSION "io.sandboxio.session"
+#define DK_LABEL_TIMEOUT "io.sandboxio.timeout"
+#define DK_LABEL_META "io.sandboxio.meta."
+#define DK_REAP_HINT "`sbio reap --backend docker --kill` removes what is left"
+
+/* The API versions this backend speaks. Requests use the 1.41 subset; the
+ * changes up to DK_API_COMPAT_MAX do not touch it (docs/backends/docker.md). */
+#define DK_API_MIN "1.25"
+#define DK_API_PREFERRED "1.41"
+#define DK_API_COMPAT_MAX "1.47"
+
+typedef struct dk_pool dk_pool;
+
+typedef struct dk_instance {
+  const sbio_host_services *host;
+  dk_settings settings;
+  dk_endpoint endpoint;
+  dk_pool *pool; /* idle curl handles (keep-alive connections) */
+
+  pthread_mutex_t lock; /* guards the lazily learnt engine facts below */
+  int negotiated;
+  char api[16];             /* e.g. "1.41" */
+  char default_runtime[64]; /* from /info, "" until asked */
+  char *runtimes_json;      /* /info Runtimes, for name -> mechanism */
+} dk_instance;
+
+typedef struct dk_sandbox {
+  dk_instance *inst;
+  char id[72];        /* full container id */
+  char short_id[16];  /* first 12 hex: what callers see */
+  char mechanism[64]; /* observed at create/connect */
+  atomic_int killed;  /* set by kill; an exec in flight ends */
+} dk_sandbox;
+
+/* Host clock (the deadline's clock) and log. */
+int64_t sbio__dk_now(const dk_instance *inst);
+void sbio__dk_log(const dk_instance *inst, int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* create.c */
+int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio_bk_call *call, void **sandbox,
+                       sbio_bk_sandbox_info *info, sbio_bk_error *err);
+/* Refusals that need no engine: allow-lists, egress allow, disk, GPU. */
+int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *req, sbio_bk_error *err);
+
+/* sandbox.c */
+int sbio__dk_op_connect(void *instance, const char *id, const sbio_bk_call *call, void **sandbox,
+                        sbio_bk_sandbox_info *info, sbio_bk_error *err);
+int sbio__dk_op_kill(void *sandbox, const sbio_bk_call *call, sbio_bk_error *err);
+void sbio__dk_op_release(void *sandbox);
+dk_sandbox *sbio__dk_sandbox_new(dk_instance *inst, const char *id, const char *mechanism);
+/* Removes a container (force, with its anonymous volumes); 404 is success. */
+int sbio__dk_remove_container(dk_instance *inst, const char *id, int64_t deadline, int *removed, sbio_bk_error *err);
+
+/* 1 when the container exists (running or not), 0 when gone, -1 unknown. */
+int sbio__dk_container_exists(dk_sandbox *sb, int64_t deadline);
+/* The managed container behind `id` (running or not): its full id, or
+ * SBIO_E_CONNECT when it does not exist or is not managed by sandboxio. */
+int sbio__dk_inspect_managed(dk_instance *inst, const char *id, int64_t deadline, char *full_id, size_t id_size,
+                             sbio_bk_error *err);
+
+/* exec.c */
+int sbio__dk_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_call *call, int *exit_code,
+                     sbio_bk_error *err);
+
+/* files_rw.c, files_dir.c */
+int sbio__dk_op_file_read(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_data_fn sink, void *user,
+                          sbio_bk_error *err);
+int sbio__dk_op_file_write(void *sandbox, const char *path, const void *data, size_t len, const sbio_bk_call *call,
+                           sbio_bk_error *err);
+int sbio__dk_op_file_list(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_dirent_fn entry,
+                          void *user, sbio_bk_error *err);
+int sbio__dk_op_file_mkdir(void *sandbox, const char *path, int parents, const sbio_bk_call *call, sbio_bk_error *err);
+int sbio__dk_op_file_remove(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_error *err);
+
+/* managed.c */
+int sbio__dk_op_list_managed(void *instance, const sbio_bk_kv *labels, size_t n_labels, const sbio_bk_call *call,
+                             sbio_bk_managed_fn entry, void *user, sbio_bk_error *err);
+int sbio__dk_op_kill_managed(void *instance, const char *id, const sbio_bk_call *call, int *killed, sbio_bk_error *err);
+
+#endif

@@ -1,0 +1,157 @@
+#include "pull.h"
+
+#include "errmap.h"
+#include "http.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REF_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@+"
+
+int sbio__dk_image_check(const char *image, sbio_bk_error *err) {
+  size_t n = image ? strlen(image) : 0;
+  if (n == 0 || n > 255 || strspn(image, REF_CHARS) != n || image[0] == '/' || image[0] == ':' || image[0] == '@' ||
+      image[0] == '-' || strstr(image, ".."))
+    return sbio_bk_error_set(err, SBIO_E_CONFIG, "name an image like python:3.12-slim or registry:5000/team/img:tag",
+                             "docker: '%.100s' is not a valid image reference", image ? image : "");
+  return SBIO_OK;
+}
+
+int sbio__dk_image_present(dk_instance *inst, const char *image, int64_t deadline, int *present, sbio_bk_error *err) {
+  char path[512];
+  snprintf(path, sizeof path, "/images/%s/json", image);
+  dk_http_req req = {.method = "GET", .path = path, .versioned = 1, .deadline = deadline};
+  dk_http_resp resp;
+  int rc = sbio__dk_http(inst, &req, &resp);
+  if (rc == 0 && (resp.status == 200 || resp.status == 404)) {
+    *present = resp.status == 200;
+    rc = SBIO_OK;
+  } else {
+    rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "look up the image", err);
+  }
+  sbio__dk_http_resp_free(&resp);
+  return rc;
+}
+
+/* "repo[:tag]" or "repo@digest" -> repo and tag (never empty: an empty tag
+ * would pull every tag of the repository). */
+static void split_ref(const char *image, char *repo, size_t rsize, char *tag, size_t tsize) {
+  const char *at = strchr(image, '@');
+  const char *slash = strrchr(image, '/');
+  const char *colon = strrchr(image, ':');
+  const char *cut = at ? at : (colon && (!slash || colon > slash) ? colon : NULL);
+  if (!cut) {
+    snprintf(repo, rsize, "%s", image);
+    snprintf(tag, tsize, "latest");
+    return;
+  }
+  snprintf(repo, rsize, "%.*s", (int)(cut - image), image);
+  snprintf(tag, tsize, "%s", cut + 1);
+}
+
+typedef struct progress {
+  dk_instance *inst;
+  const char *image;
+  char line[8192];
+  size_t len;
+  int overflow;
+  char error[400];
+  int64_t last_log;
+} progress;
+
+static void progress_line(progress *p, const char *line) {
+  cJSON *root = cJSON_Parse(line);
+  if (!root) return;
+  const cJSON *detail = cJSON_GetObjectItemCaseSensitive(root, "errorDetail");
+  const cJSON *msg = detail ? cJSON_GetObjectItemCaseSensitive(detail, "message") : NULL;
+  const cJSON *old = cJSON_GetObjectItemCaseSensitive(root, "error");
+  if (!p->error[0] && cJSON_IsString(msg) && msg->valuestring)
+    snprintf(p->error, sizeof p->error, "%s", msg->valuestring);
+  else if (!p->error[0] && cJSON_IsString(old) && old->valuestring)
+    snprintf(p->error, sizeof p->error, "%s", old->valuestring);
+  const cJSON *status = cJSON_GetObjectItemCaseSensitive(root, "status");
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "id");
+  const cJSON *pd = cJSON_GetObjectItemCaseSensitive(root, "progressDetail");
+  const cJSON *cur = pd ? cJSON_GetObjectItemCaseSensitive(pd, "current") : NULL;
+  const cJSON *tot = pd ? cJSON_GetObjectItemCaseSensitive(pd, "total") : NULL;
+  if (cJSON_IsString(status) && status->valuestring) {
+    int64_t now = sbio__dk_now(p->inst);
+    int is_bytes = cJSON_IsNumber(cur) && cJSON_IsNumber(tot) && tot->valuedouble > 0;
+    /* Byte counters arrive many times a second: at most one line a second. */
+    if (!is_bytes || now - p->last_log >= 1000000000LL) {
+      p->last_log = is_bytes ? now : p->last_log;
+      const char *layer = cJSON_IsString(id) && id->valuestring ? id->valuestring : "";
+      if (is_bytes)
+        sbio__dk_log(p->inst, SBIO_BK_LOG_INFO, "pull %s: %s%s%s %.0f/%.0f bytes", p->image, layer, layer[0] ? " " : "",
+                     status->valuestring, cur->valuedouble, tot->valuedouble);
+      else
+        sbio__dk_log(p->inst, SBIO_BK_LOG_INFO, "pull %s: %s%s%s", p->image, layer, layer[0] ? " " : "",
+                     status->valuestring);
+    }
+  }
+  cJSON_Delete(root);
+}
+
+/* The stream is JSON objects each ended by \r\n, split anywhere across
+ * chunks: collect to the newline. */
+static int on_progress(void *user, const char *data, size_t len) {
+  progress *p = user;
+  for (size_t i = 0; i < len; i++) {
+    char c = data[i];
+    if (c == '\n') {
+      p->line[p->len] = '\0';
+      if (!p->overflow) progress_line(p, p->line);
+      p->len = 0;
+      p->overflow = 0;
+    } else if (p->len + 1 < sizeof p->line) {
+      p->line[p->len++] = c;
+    } else {
+      p->overflow = 1; /* an oversized line is skipped, not split */
+    }
+  }
+  return 0;
+}
+
+int sbio__dk_image_pull(dk_instance *inst, const char *image, int64_t deadline, const sbio_bk_call *cancel,
+                        sbio_bk_error *err) {
+  char repo[300], tag[300], path[1024];
+  split_ref(image, repo, sizeof repo, tag, sizeof tag);
+  CURL *esc = curl_easy_init();
+  char *r = esc ? curl_easy_escape(esc, repo, 0) : NULL;
+  char *t = esc ? curl_easy_escape(esc, tag, 0) : NULL;
+  if (r && t) snprintf(path, sizeof path, "/images/create?fromImage=%s&tag=%s", r, t);
+  curl_free(r);
+  curl_free(t);
+  if (esc) curl_easy_cleanup(esc);
+  if (!r || !t) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  progress *p = calloc(1, sizeof *p);
+  if (!p) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  p->inst = inst;
+  p->image = image;
+  sbio__dk_log(inst, SBIO_BK_LOG_INFO, "pull %s: pulling from its registry", image);
+  dk_http_req req = {.method = "POST",
+                     .path = path,
+                     .versioned = 1,
+                     .sink = on_progress,
+                     .sink_user = p,
+                     .deadline = deadline,
+                     .cancel = cancel};
+  dk_http_resp resp;
+  int rc = sbio__dk_http(inst, &req, &resp);
+  char what[400];
+  snprintf(what, sizeof what, "pull image %.300s", image);
+  if (rc != 0 || resp.status != 200) {
+    rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, what, err);
+  } else if (p->error[0]) {
+    /* Failures after the 200 arrive as an error line in the stream. */
+    rc = sbio_bk_error_set(err, SBIO_E_CREATE, "check the image name and that the registry is reachable",
+                           "docker: %s failed: %s", what, p->error);
+  } else {
+    sbio__dk_log(inst, SBIO_BK_LOG_INFO, "pull %s: done", image);
+    rc = SBIO_OK;
+  }
+  sbio__dk_http_resp_free(&resp);
+  free(p);
+  return rc;
+}

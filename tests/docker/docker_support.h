@@ -1,0 +1,64 @@
+/* Support for the docker backend's tests: the engine the harness started
+ * (engine.sh wrote its state file), a host opened on a config that points
+ * the docker backend at it, and direct calls to the engine's API so tests
+ * can check what really happened (inspect, count containers). */
+#ifndef SBIO_DOCKER_SUPPORT_H
+#define SBIO_DOCKER_SUPPORT_H
+
+#include <cjson/cJSON.h>
+#include <sandboxio/sandboxio.h>
+#include <stddef.h>
+
+typedef struct dx_env {
+  char state_dir[512];
+  char host[512]; /* unix:///.../docker.sock */
+  char socket[512];
+  char image[128];
+  int runsc;    /* runsc is registered with the engine */
+  int external; /* SBIO_TEST_DOCKER_HOST: not ours to kill */
+} dx_env;
+
+/* Reads the state written by `engine.sh start`. 0 when an engine is there;
+ * otherwise prints why and returns 77 (skip) or 1 (CI must have one). */
+int dx_env_load(dx_env *e);
+
+typedef struct dx_host {
+  char dir[256];
+  char config[300];
+  sbio_host *host;
+  char **log;
+  size_t n_log;
+} dx_host;
+
+/* A host whose config points the docker backend at the engine. runtime:
+ * "runc", "runsc" or NULL (the engine's default); extra: more settings
+ * lines ("      key: value\n"), or NULL. */
+int dx_open(dx_host *h, const dx_env *e, const char *runtime, const char *extra);
+void dx_close(dx_host *h);
+int dx_log_contains(const dx_host *h, const char *needle);
+
+/* Engine API. The body (NUL-terminated) is returned, or NULL; *status gets
+ * the HTTP status (0: no answer). */
+char *dx_api(const dx_env *e, const char *method, const char *path, const char *json, long *status);
+/* GET /containers/{id}/json parsed, NULL if absent. */
+cJSON *dx_inspect(const dx_env *e, const char *id);
+/* Containers on the engine (all states); with label "k=v" only those. */
+int dx_count_containers(const dx_env *e, const char *label);
+
+/* Output collected per stream by an exec callback. */
+typedef struct dx_out {
+  char *data[3];
+  size_t len[3];
+  size_t total[3]; /* bytes seen, also past `keep` */
+  size_t keep;     /* 0: keep everything */
+} dx_out;
+void dx_out_cb(sbio_stream stream, const char *data, size_t len, void *user);
+void dx_out_free(dx_out *o);
+
+/* Runs a shell script; returns the sbio_code, exit code and stdout. */
+sbio_code dx_sh(sbio_sandbox *sb, const char *script, double timeout_s, int *exit_code, char **out, sbio_error *err);
+/* Creates a sandbox from "docker://" (prints the error and returns NULL on failure). */
+sbio_sandbox *dx_create(dx_host *h, const sbio_create_options *o);
+double dx_now(void);
+
+#endif

@@ -1,0 +1,248 @@
+/* The docker backend's pure parts, without an engine: frame demux, settings,
+ * engine address, paths, version comparison, tar headers. */
+#include "demux.h"
+#include "endpoint.h"
+#include "engine.h"
+#include "paths.h"
+#include "settings.h"
+#include "tarhdr.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Stub for what engine.h declares but these tests do not link. */
+int64_t sbio__dk_now(const dk_instance *inst) {
+  (void)inst;
+  return 0;
+}
+
+typedef struct sink {
+  char out[2][4096];
+  size_t len[2];
+} sink;
+
+static void collect(void *user, int stream, const char *data, size_t len) {
+  sink *s = user;
+  memcpy(s->out[stream - 1] + s->len[stream - 1], data, len);
+  s->len[stream - 1] += len;
+}
+
+static size_t frame(unsigned char *p, int type, const char *payload) {
+  size_t n = strlen(payload);
+  p[0] = (unsigned char)type;
+  p[1] = p[2] = p[3] = 0;
+  p[4] = (unsigned char)(n >> 24);
+  p[5] = (unsigned char)(n >> 16);
+  p[6] = (unsigned char)(n >> 8);
+  p[7] = (unsigned char)n;
+  memcpy(p + 8, payload, n);
+  return n + 8;
+}
+
+/* Whatever way the bytes are cut, the same output comes out. */
+static void test_demux_any_split(void **state) {
+  (void)state;
+  unsigned char buf[512];
+  size_t n = 0;
+  n += frame(buf + n, 1, "hello\n");
+  n += frame(buf + n, 2, "oops\n");
+  n += frame(buf + n, 1, "");
+  n += frame(buf + n, 0, "echoed stdin\n");
+  n += frame(buf + n, 2, "more err");
+  for (size_t chunk = 1; chunk <= n; chunk++) {
+    dk_demux d;
+    sbio__dk_demux_init(&d);
+    sink s = {0};
+    for (size_t off = 0; off < n; off += chunk)
+      assert_int_equal(sbio__dk_demux_feed(&d, buf + off, off + chunk > n ? n - off : chunk, collect, &s), 0);
+    assert_true(sbio__dk_demux_at_boundary(&d));
+    assert_int_equal(s.len[0], strlen("hello\nechoed stdin\n"));
+    assert_memory_equal(s.out[0], "hello\nechoed stdin\n", s.len[0]);
+    assert_memory_equal(s.out[1], "oops\nmore err", s.len[1]);
+  }
+}
+
+static void test_demux_rejects_bad_type_and_notices_cut(void **state) {
+  (void)state;
+  dk_demux d;
+  sbio__dk_demux_init(&d);
+  sink s = {0};
+  unsigned char bad[8] = {9, 0, 0, 0, 0, 0, 0, 1};
+  assert_int_equal(sbio__dk_demux_feed(&d, bad, 8, collect, &s), -1);
+  sbio__dk_demux_init(&d);
+  unsigned char part[10];
+  frame(part, 1, "ab");
+  assert_int_equal(sbio__dk_demux_feed(&d, part, 9, collect, &s), 0);
+  assert_false(sbio__dk_demux_at_boundary(&d));
+}
+
+static void test_settings(void **state) {
+  (void)state;
+  dk_settings s;
+  sbio_bk_error err = {.size = sizeof err};
+  assert_int_equal(sbio__dk_settings_parse("{}", &s, &err), SBIO_OK);
+  assert_string_equal(s.image, DK_DEFAULT_IMAGE);
+  assert_int_equal(s.pids_limit, 512);
+  assert_int_equal(s.memory_mb, 512);
+  assert_null(s.runtime);
+  sbio__dk_settings_free(&s);
+  assert_int_equal(sbio__dk_settings_parse("{\"runtime\":\"runsc\",\"pull\":\"never\",\"cpu\":0.5,\"memory_mb\":64,"
+                                           "\"pids_limit\":300,\"socket\":\"/run/x.sock\"}",
+                                           &s, &err),
+                   SBIO_OK);
+  assert_string_equal(s.runtime, "runsc");
+  assert_int_equal(s.pull, DK_PULL_NEVER);
+  assert_string_equal(s.host, "unix:///run/x.sock");
+  sbio__dk_settings_free(&s);
+  static const char *const bad[] = {"{\"imag\":\"x\"}",
+                                    "{\"pull\":\"sometimes\"}",
+                                    "{\"cpu\":0}",
+                                    "{\"memory_mb\":2}",
+                                    "{\"pids_limit\":1.5}",
+                                    "{\"runtime\":\"a b\"}",
+                                    "{\"host\":\"\"}",
+                                    "[1]",
+                                    "{\"image\":1}",
+                                    "{\"host\":\"unix:///a\",\"socket\":\"/b\"}",
+                                    "{\"image\":\"a\",\"image\":\"b\"}"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    memset(&err, 0, sizeof err);
+    assert_int_equal(sbio__dk_settings_parse(bad[i], &s, &err), SBIO_E_CONFIG);
+    assert_true(strlen(err.message) > 0);
+  }
+  sbio__dk_settings_parse("{\"imag\":\"x\"}", &s, &err);
+  assert_non_null(strstr(err.message, "imag"));
+}
+
+static void test_endpoint(void **state) {
+  (void)state;
+  dk_endpoint ep;
+  sbio_bk_error err = {.size = sizeof err};
+  unsetenv("DOCKER_HOST");
+  assert_int_equal(sbio__dk_endpoint_resolve(NULL, &ep, &err), SBIO_OK);
+  assert_true(ep.is_unix);
+  assert_string_equal(ep.socket_path, "/var/run/docker.sock");
+  setenv("DOCKER_HOST", "tcp://127.0.0.1:2376", 1);
+  setenv("DOCKER_TLS_VERIFY", "1", 1);
+  setenv("DOCKER_CERT_PATH", "/certs", 1);
+  assert_int_equal(sbio__dk_endpoint_resolve(NULL, &ep, &err), SBIO_OK);
+  assert_false(ep.is_unix);
+  assert_string_equal(ep.base_url, "https://127.0.0.1:2376");
+  assert_string_equal(ep.ca, "/certs/ca.pem");
+  assert_true(ep.tls_verify);
+  unsetenv("DOCKER_TLS_VERIFY");
+  setenv("DOCKER_HOST", "tcp://localhost", 1);
+  assert_int_equal(sbio__dk_endpoint_resolve(NULL, &ep, &err), SBIO_OK);
+  assert_string_equal(ep.base_url, "http://localhost:2375");
+  /* The setting wins over DOCKER_HOST. */
+  assert_int_equal(sbio__dk_endpoint_resolve("unix:///tmp/d.sock", &ep, &err), SBIO_OK);
+  assert_string_equal(ep.socket_path, "/tmp/d.sock");
+  unsetenv("DOCKER_HOST");
+  char longpath[300];
+  memset(longpath, 'a', sizeof longpath);
+  memcpy(longpath, "unix:///", 8);
+  longpath[sizeof longpath - 1] = '\0';
+  assert_int_equal(sbio__dk_endpoint_resolve(longpath, &ep, &err), SBIO_E_CONFIG);
+  assert_int_equal(sbio__dk_endpoint_resolve("ssh://me@host", &ep, &err), SBIO_E_CONFIG);
+  assert_int_equal(sbio__dk_endpoint_resolve("tcp://h:1/path", &ep, &err), SBIO_E_CONFIG);
+  assert_int_equal(sbio__dk_endpoint_resolve("unix://relative", &ep, &err), SBIO_E_CONFIG);
+}
+
+static void test_paths(void **state) {
+  (void)state;
+  char out[DK_PATH_MAX];
+  static const char *const cases[][2] = {{"a.txt", "/work/a.txt"}, {"/etc/x", "/etc/x"}, {"a/./b/../c", "/work/a/c"},
+                                         {"../../..", "/"},        {"/", "/"},           {"//x//y/", "/x/y"},
+                                         {".", "/work"},           {"/a/b/..", "/a"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    assert_int_equal(sbio__dk_path_resolve(cases[i][0], out, sizeof out, NULL), SBIO_OK);
+    assert_string_equal(out, cases[i][1]);
+  }
+  assert_int_equal(sbio__dk_path_resolve("", out, sizeof out, NULL), SBIO_E_INVALID_ARGUMENT);
+  char dir[64], base[64];
+  sbio__dk_path_split("/work/a.txt", dir, sizeof dir, base, sizeof base);
+  assert_string_equal(dir, "/work");
+  assert_string_equal(base, "a.txt");
+  sbio__dk_path_split("/a", dir, sizeof dir, base, sizeof base);
+  assert_string_equal(dir, "/");
+  assert_string_equal(base, "a");
+  char url[512];
+  assert_int_equal(sbio__dk_archive_url("abc", "/work/a b&c", NULL, url, sizeof url), 0);
+  assert_string_equal(url, "/containers/abc/archive?path=%2Fwork%2Fa%20b%26c");
+}
+
+static void test_version_cmp(void **state) {
+  (void)state;
+  assert_true(sbio__dk_version_cmp("1.9", "1.10") < 0);
+  assert_true(sbio__dk_version_cmp("1.41", "1.41") == 0);
+  assert_true(sbio__dk_version_cmp("1.44", "1.41") > 0);
+  assert_true(sbio__dk_version_cmp("1.41", "1.41.0") == 0);
+  assert_true(sbio__dk_version_cmp("2.0", "1.99") > 0);
+}
+
+/* A streamed upload (header + data + trailer) is a tar libarchive reads back. */
+static void test_tar_header_round_trip(void **state) {
+  (void)state;
+  char name[300];
+  memset(name, 'n', sizeof name - 1);
+  name[sizeof name - 1] = '\0'; /* longer than ustar's 100 bytes */
+  const char data[] = "binary\0data\xff";
+  unsigned char *hdr = NULL;
+  size_t hlen = 0;
+  assert_int_equal(sbio__dk_tar_file_header(name, sizeof data, &hdr, &hlen), 0);
+  size_t tlen = sbio__dk_tar_trailer_len(sizeof data);
+  assert_int_equal((sizeof data + tlen) % 512, 0);
+  size_t total = hlen + sizeof data + tlen;
+  unsigned char *tar = calloc(1, total);
+  memcpy(tar, hdr, hlen);
+  memcpy(tar + hlen, data, sizeof data);
+  struct archive *a = archive_read_new();
+  archive_read_support_format_tar(a);
+  assert_int_equal(archive_read_open_memory(a, tar, total), ARCHIVE_OK);
+  struct archive_entry *e;
+  assert_int_equal(archive_read_next_header(a, &e), ARCHIVE_OK);
+  assert_string_equal(archive_entry_pathname(e), name);
+  assert_int_equal(archive_entry_size(e), sizeof data);
+  char back[64];
+  assert_int_equal(archive_read_data(a, back, sizeof back), sizeof data);
+  assert_memory_equal(back, data, sizeof data);
+  assert_int_equal(archive_read_next_header(a, &e), ARCHIVE_EOF);
+  archive_read_free(a);
+  free(tar);
+  free(hdr);
+  const char *dirs[] = {"a/", "a/b/"};
+  unsigned char *t = NULL;
+  size_t tl = 0;
+  assert_int_equal(sbio__dk_tar_dirs(dirs, 2, &t, &tl), 0);
+  a = archive_read_new();
+  archive_read_support_format_tar(a);
+  assert_int_equal(archive_read_open_memory(a, t, tl), ARCHIVE_OK);
+  assert_int_equal(archive_read_next_header(a, &e), ARCHIVE_OK);
+  assert_int_equal(archive_entry_filetype(e), AE_IFDIR);
+  assert_int_equal(archive_read_next_header(a, &e), ARCHIVE_OK);
+  assert_string_equal(archive_entry_pathname(e), "a/b/");
+  archive_read_free(a);
+  free(t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_demux_any_split),
+      cmocka_unit_test(test_demux_rejects_bad_type_and_notices_cut),
+      cmocka_unit_test(test_settings),
+      cmocka_unit_test(test_endpoint),
+      cmocka_unit_test(test_paths),
+      cmocka_unit_test(test_version_cmp),
+      cmocka_unit_test(test_tar_header_round_trip),
+  };
+  return cmocka_run_group_tests_name("docker_units", tests, NULL, NULL);
+}
