@@ -15,6 +15,7 @@ int cli_cmd_inspect(cli_globals *g, int argc, char **argv);
 int cli_cmd_run(cli_globals *g, int argc, char **argv);
 int cli_cmd_config(cli_globals *g, int argc, char **argv);
 int cli_cmd_reap(cli_globals *g, int argc, char **argv);
+int cli_cmd_doctor(cli_globals *g, int argc, char **argv);
 int cli_cmd_version(cli_globals *g, int argc, char **argv);
 int cli_cmd_help(cli_globals *g, int argc, char **argv);
 

@@ -16,6 +16,7 @@ static const char overview[] =
     "  run [OPTIONS] -- CMD [ARG...] run a command in a new sandbox, then destroy it\n"
     "  config check [FILE]           validate the configuration\n"
     "  reap [OPTIONS]                list (and with --kill remove) leftover sandboxes\n"
+    "  doctor [--json] [--probe]     check the installation: config, backends, credentials\n"
     "  version [--json]              versions of sbio and of libsandboxio\n"
     "  help [COMMAND]                this text, or a command's own help\n"
     "\n"
@@ -40,7 +41,8 @@ static const char overview[] =
     "  130  sbio run interrupted (SIGINT); 143 terminated (SIGTERM); 141 its stdout\n"
     "       was closed (SIGPIPE). In each case the sandbox is destroyed\n"
     "\n"
-    "Environment: SBIO_CONFIG, SBIO_BACKEND_PATH, NO_COLOR, TERM. See docs/cli.md.\n"
+    "Environment: SBIO_CONFIG, SBIO_BACKEND_PATH, NO_COLOR, TERM, TRACEPARENT and\n"
+    "OTEL_* (span export, docs/tracing.md). See docs/cli.md.\n"
     "Examples:\n"
     "  sbio backends\n"
     "  sbio run --backend docker://python:3.12-slim --require-isolation gvisor -- python3 -V\n"
@@ -101,6 +103,19 @@ static const struct {
      "  --json           one JSON document (see docs/cli.md)\n"
      "Exits 0 when every backend was listed and every kill succeeded, else the exit\n"
      "code of the first failure (usually 69).\n"},
+    {"doctor", "usage: sbio doctor [--json] [--probe]",
+     "Check that this installation can run sandboxes: versions, the configuration\n"
+     "files read (a broken one is reported and the built-in defaults are used for\n"
+     "the rest), the backend search path, and per backend its status, tier, the\n"
+     "freshness of the source of that tier, its credentials (set or unset, by name;\n"
+     "never a value) and whether its provider can be reached. Local backends\n"
+     "(docker) are always asked; cloud backends only with --probe. Every problem\n"
+     "comes with its fix.\n"
+     "\n"
+     "  --json    one JSON document (see docs/cli.md)\n"
+     "  --probe   also ask cloud backends (a network request to the provider)\n"
+     "Exits 0 when every enabled backend is healthy, 78 when the configuration is\n"
+     "broken, 69 when a backend has a problem.\n"},
     {"version", "usage: sbio version [--json]", "Versions of sbio and of the libsandboxio it runs with.\n"},
     {"help", "usage: sbio help [COMMAND]", "Help for sbio or for one command.\n"},
 };

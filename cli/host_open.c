@@ -4,6 +4,7 @@
 #include "errors.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Library diagnostics arrive redacted; they go to stderr so stdout stays
  * the command's (or the JSON document's) alone. */
@@ -39,6 +40,11 @@ sbio_code cli_host_open_raw(const cli_globals *g, const char *config_file, sbio_
   if (rc == SBIO_OK && g->backend_path) rc = sbio_host_options_set_backend_path(opts, g->backend_path);
   /* The callback only reads the globals, which outlive the host. */
   if (rc == SBIO_OK) rc = sbio_host_options_set_log_callback(opts, log_to_stderr, (void *)g);
+  /* The caller's W3C trace context (a CI job, an agent): our spans become
+   * its children. A malformed value is ignored by the library, with a
+   * warning. */
+  const char *traceparent = getenv("TRACEPARENT");
+  if (rc == SBIO_OK && traceparent && traceparent[0]) rc = sbio_host_options_set_traceparent(opts, traceparent);
   if (rc == SBIO_OK) rc = sbio_host_open(opts, out, err);
   sbio_host_options_free(opts);
   return rc;

@@ -16,7 +16,7 @@ static const struct {
   int (*run)(cli_globals *g, int argc, char **argv);
 } commands[] = {
     {"backends", cli_cmd_backends}, {"inspect", cli_cmd_inspect}, {"run", cli_cmd_run},   {"config", cli_cmd_config},
-    {"reap", cli_cmd_reap},         {"version", cli_cmd_version}, {"help", cli_cmd_help},
+    {"reap", cli_cmd_reap},         {"version", cli_cmd_version}, {"help", cli_cmd_help}, {"doctor", cli_cmd_doctor},
 };
 
 enum { OPT_VERSION = 1 };
@@ -55,6 +55,6 @@ int main(int argc, char **argv) {
       return cli_finish_stdout(commands[i].run(&g, argc - cmd_index, argv + cmd_index));
     }
   }
-  return cli_usage_error(NULL, "unknown command '%s' (commands: backends, inspect, run, config, reap, version, help)",
-                         value);
+  return cli_usage_error(
+      NULL, "unknown command '%s' (commands: backends, inspect, run, config, reap, doctor, version, help)", value);
 }

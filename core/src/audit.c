@@ -3,17 +3,28 @@
 #include "clock.h"
 #include "error_internal.h"
 #include "host_internal.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+static int64_t realtime_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 void sbio__event_begin(sbio__event *ev, sbio_host *host, const char *name) {
   char ts[40];
   ev->obj = cJSON_CreateObject();
   ev->started_ns = sbio__monotonic_ns();
+  ev->started_unix_ns = realtime_ns();
   ev->redactor = &host->redactor;
   sbio__utc_timestamp(ts, sizeof ts);
   sbio__event_str(ev, "ts", ts);
@@ -41,6 +52,7 @@ void sbio__event_int(sbio__event *ev, const char *key, long long value) {
 
 void sbio__event_argv(sbio__event *ev, const char *const *argv, size_t argc) {
   if (!ev->obj) return;
+  cJSON_DeleteItemFromObjectCaseSensitive(ev->obj, "argv");
   cJSON *arr = cJSON_AddArrayToObject(ev->obj, "argv");
   for (size_t i = 0; arr && i < argc; i++) {
     char *clean = sbio__redact(ev->redactor, argv[i]);
@@ -75,39 +87,136 @@ void sbio__event_outcome(sbio__event *ev, sbio_code code, const sbio_error *err)
   }
 }
 
+/* Every event carries every field of the schema, so a reader never has to
+ * guess whether a missing key means "none" or "this version does not say":
+ * absent values are null, byte counts 0. */
+static void complete_record(sbio__event *ev, int op_failed) {
+  static const char *const nullable[] = {
+      "backend",   "mechanism",  "tier", "claimed_tier", "source_url", "verified_on", "sandbox_id",
+      "tenant_id", "session_id", "argv", "exit_code",    "error_code", "error",       NULL};
+  static const char *const counters[] = {"bytes_in", "bytes_out", NULL};
+  for (size_t i = 0; nullable[i]; i++)
+    if (!cJSON_HasObjectItem(ev->obj, nullable[i])) cJSON_AddNullToObject(ev->obj, nullable[i]);
+  for (size_t i = 0; counters[i]; i++)
+    if (!cJSON_HasObjectItem(ev->obj, counters[i])) cJSON_AddNumberToObject(ev->obj, counters[i], 0);
+  if (!cJSON_HasObjectItem(ev->obj, "outcome")) cJSON_AddStringToObject(ev->obj, "outcome", op_failed ? "error" : "ok");
+}
+
+static ssize_t write_retry(int fd, const char *data, size_t len) {
+  ssize_t n;
+  do n = write(fd, data, len);
+  while (n < 0 && errno == EINTR);
+  return n;
+}
+
+/* Whether the file's last byte is not a newline: a line an earlier writer
+ * could not finish (full disk). */
+static int ends_mid_line(int fd) {
+  struct stat st;
+  char last;
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) == 1 &&
+         last != '\n';
+}
+
+/* Read access too, for ends_mid_line, when the file is (or will be) a
+ * regular file and we may read it; a FIFO or device is opened write-only,
+ * as before. */
+static int open_for_append(const char *path) {
+  const int flags = O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY;
+  struct stat st;
+  if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
+    int fd = open(path, O_RDWR | flags, 0600);
+    if (fd >= 0 || errno != EACCES) return fd;
+  }
+  return open(path, O_WRONLY | flags, 0600);
+}
+
 /* One write(2) per line on an O_APPEND descriptor: the kernel appends it
- * whole, so concurrent writers (threads or processes) never interleave. */
-static int write_file_line(const char *path, const char *line, char *why, size_t why_size) {
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+ * whole, so concurrent writers (threads or processes) never interleave on
+ * a local file system. `framed` is "\n" LINE "\n"; the leading newline is
+ * written only when a previous line was cut short (a full disk), so that
+ * line stays one unparseable line instead of swallowing ours. The advisory
+ * lock makes that check see only finished lines: another writer's line in
+ * progress would otherwise look cut short. The file is opened per event: a
+ * log rotated or removed meanwhile is recreated. */
+static int write_file_line(const char *path, const char *framed, size_t framed_len, char *why, size_t why_size) {
+  int fd = open_for_append(path);
   if (fd < 0) {
     snprintf(why, why_size, "cannot open audit file %s: %s", path, strerror(errno));
     return -1;
   }
-  size_t len = strlen(line);
-  ssize_t n;
-  do n = write(fd, line, len);
-  while (n < 0 && errno == EINTR);
+  int locked;
+  do locked = flock(fd, LOCK_EX) == 0;
+  while (!locked && errno == EINTR);
+  const char *data = framed + 1;
+  size_t len = framed_len - 1;
+  if (locked && ends_mid_line(fd)) data = framed, len = framed_len;
+  ssize_t n = write_retry(fd, data, len);
   int saved = errno;
-  int rc = close(fd);
+  int rc = close(fd); /* also releases the lock */
   if (n < 0 || (size_t)n != len || rc != 0) {
     snprintf(why, why_size, "cannot append to audit file %s: %s", path,
-             n < 0 ? strerror(saved) : (rc != 0 ? strerror(errno) : "short write"));
+             n < 0              ? strerror(saved)
+             : (size_t)n != len ? "short write (is the disk full?)"
+                                : strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* stderr as a sink: one JSON object per line in a single write, the shape
+ * journald and syslog collectors take one record per line from. */
+static int write_stderr_line(const char *line, size_t len, char *why, size_t why_size) {
+  ssize_t n = write_retry(STDERR_FILENO, line, len);
+  if (n < 0 || (size_t)n != len) {
+    snprintf(why, why_size, "cannot write audit event to stderr: %s", n < 0 ? strerror(errno) : "short write");
     return -1;
   }
   return 0;
 }
 
 static sbio_code sink_failed(sbio_host *host, const char *why, int op_failed, sbio_error *err) {
-  if (host->audit.on_failure == SBIO__ON_FAILURE_FAIL && !op_failed)
-    return sbio__error_set(err, SBIO_E_AUDIT_SINK, NULL, "audit sink failed: %s", why);
-  sbio__log(host, SBIO_LOG_WARN, "audit sink failed: %s", why);
-  return SBIO_OK;
+  int fails = host->audit.on_failure == SBIO__ON_FAILURE_FAIL && !op_failed;
+  /* Without an error object (host events, a close without one) the reason
+   * would be lost: it goes to the log as well. */
+  if (!fails || !err) sbio__log(host, SBIO_LOG_WARN, "audit sink failed: %s", why);
+  if (!fails) return SBIO_OK;
+  return sbio__error_set(err, SBIO_E_AUDIT_SINK, "fix the audit sink (audit.path, audit.stderr, callbacks)",
+                         "audit sink failed: %s", why);
+}
+
+/* Sends the line to every sink, in order: file, stderr, callbacks. Under
+ * on_failure: fail the first failure stops (the operation fails with it);
+ * otherwise every sink is tried. Caller holds audit.lock. */
+static sbio_code send_to_sinks(sbio_host *host, const char *line, int op_failed, sbio_error *err) {
+  sbio_code rc = SBIO_OK;
+  size_t len = strlen(line);
+  char *framed = (host->audit.path || host->audit.to_stderr) ? malloc(len + 3) : NULL;
+  char why[512];
+  if (framed) {
+    framed[0] = '\n';
+    memcpy(framed + 1, line, len);
+    memcpy(framed + 1 + len, "\n", 2);
+  } else if (host->audit.path || host->audit.to_stderr) {
+    rc = sink_failed(host, "out of memory", op_failed, err);
+  }
+  if (framed && host->audit.path && write_file_line(host->audit.path, framed, len + 2, why, sizeof why) != 0)
+    rc = sink_failed(host, why, op_failed, err);
+  if (framed && rc == SBIO_OK && host->audit.to_stderr && write_stderr_line(framed + 1, len + 1, why, sizeof why) != 0)
+    rc = sink_failed(host, why, op_failed, err);
+  free(framed);
+  for (size_t i = 0; i < host->audit.n_cbs && rc == SBIO_OK; i++) {
+    if (host->audit.cbs[i].fn(line, host->audit.cbs[i].user) != 0)
+      rc = sink_failed(host, "audit callback returned an error", op_failed, err);
+  }
+  return rc;
 }
 
 sbio_code sbio__audit_emit(sbio_host *host, sbio__event *ev, int op_failed, sbio_error *err) {
-  sbio_code rc = SBIO_OK;
   if (!ev->obj) return sink_failed(host, "out of memory building an event", op_failed, err);
-  sbio__event_int(ev, "duration_ms", (sbio__monotonic_ns() - ev->started_ns) / 1000000);
+  int64_t elapsed_ns = sbio__monotonic_ns() - ev->started_ns;
+  sbio__event_int(ev, "duration_ms", elapsed_ns / 1000000);
+  complete_record(ev, op_failed);
   char *raw = cJSON_PrintUnformatted(ev->obj);
   cJSON_Delete(ev->obj);
   ev->obj = NULL;
@@ -118,24 +227,10 @@ sbio_code sbio__audit_emit(sbio_host *host, sbio__event *ev, int op_failed, sbio
   if (!line) return sink_failed(host, "out of memory serialising an event", op_failed, err);
 
   pthread_mutex_lock(&host->audit.lock);
-  if (host->audit.path) {
-    size_t len = strlen(line);
-    char *with_nl = malloc(len + 2);
-    char why[512];
-    if (!with_nl) {
-      rc = sink_failed(host, "out of memory", op_failed, err);
-    } else {
-      memcpy(with_nl, line, len);
-      memcpy(with_nl + len, "\n", 2);
-      if (write_file_line(host->audit.path, with_nl, why, sizeof why) != 0) rc = sink_failed(host, why, op_failed, err);
-      free(with_nl);
-    }
-  }
-  for (size_t i = 0; i < host->audit.n_cbs && rc == SBIO_OK; i++) {
-    if (host->audit.cbs[i].fn(line, host->audit.cbs[i].user) != 0)
-      rc = sink_failed(host, "audit callback returned an error", op_failed, err);
-  }
+  sbio_code rc = send_to_sinks(host, line, op_failed, err);
   pthread_mutex_unlock(&host->audit.lock);
+  /* The span is the same redacted record; it never fails the operation. */
+  if (host->tracer) sbio__tracer_record(host->tracer, line, ev->started_unix_ns, ev->started_unix_ns + elapsed_ns);
   free(line);
   return rc;
 }

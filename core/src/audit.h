@@ -1,8 +1,12 @@
 /* Audit events: one JSON object per line per operation, redacted before any
- * sink sees it. Sinks: an append-only file (config audit.path) and caller
- * callbacks. A sink failure warns, or under audit.on_failure: fail becomes
- * the operation's error -- unless the operation already failed, in which
- * case the operation's error wins and the sink failure is a warning. */
+ * sink sees it. Sinks: an append-only file (config audit.path), stderr
+ * (audit.stderr) and caller callbacks. A sink failure warns, or under
+ * audit.on_failure: fail becomes the operation's error -- unless the
+ * operation already failed, in which case the operation's error wins and
+ * the sink failure is a warning. The same record, once redacted, is also
+ * rendered as an OpenTelemetry span when tracing is on (trace.h): one
+ * record, several renderings, so no operation site knows about spans.
+ * Schema: docs/audit.md and docs/audit.schema.json. */
 #ifndef SBIO_AUDIT_H
 #define SBIO_AUDIT_H
 
@@ -21,6 +25,7 @@ typedef struct sbio__audit_callback {
 typedef struct sbio__audit {
   pthread_mutex_t lock; /* one writer at a time keeps file lines whole */
   char *path;
+  int to_stderr; /* audit.stderr */
   sbio__on_failure on_failure;
   sbio__audit_callback cbs[8];
   size_t n_cbs;
@@ -28,7 +33,8 @@ typedef struct sbio__audit {
 
 typedef struct sbio__event {
   cJSON *obj;
-  int64_t started_ns;
+  int64_t started_ns;      /* monotonic: the duration */
+  int64_t started_unix_ns; /* wall clock: the span's start time */
   sbio__redactor *redactor;
 } sbio__event;
 
@@ -50,8 +56,11 @@ void sbio__event_backend(sbio__event *ev, const struct sbio_backend_info *b, con
 void sbio__event_sandbox(sbio__event *ev, const struct sbio_sandbox *sb);
 /* outcome "ok" or "error" plus error_code and (redacted) error message. */
 void sbio__event_outcome(sbio__event *ev, sbio_code code, const sbio_error *err);
-/* Serialises, sends to every sink, frees the event. Returns SBIO_OK or
- * SBIO_E_AUDIT_SINK (and fills err) per the on_failure rule above. */
+/* Completes the record (every field of the schema is present: null, 0, or
+ * outcome from op_failed when the operation site did not set it),
+ * serialises it, sends it to every sink and to the tracer, and frees the
+ * event. Returns SBIO_OK or SBIO_E_AUDIT_SINK (and fills err) per the
+ * on_failure rule above. */
 sbio_code sbio__audit_emit(struct sbio_host *host, sbio__event *ev, int op_failed, sbio_error *err);
 
 #endif

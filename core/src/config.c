@@ -488,7 +488,7 @@ static sbio_code parse_document(parse_ctx *ctx, node **root) {
  * those the public struct keeps without one. */
 typedef struct layer {
   sbio__config v;
-  int max_age_days_set, stale_set, backends_default_set, audit_on_failure_set;
+  int max_age_days_set, stale_set, backends_default_set, audit_on_failure_set, audit_stderr_set;
 } layer;
 
 static void backend_config_free(sbio__backend_config *b) {
@@ -889,7 +889,7 @@ static sbio_code read_backends(const parse_ctx *ctx, const node *value, layer *l
 }
 
 static sbio_code read_audit(const parse_ctx *ctx, const node *value, layer *l) {
-  static const char *const keys[] = {"path", "on_failure", NULL};
+  static const char *const keys[] = {"path", "on_failure", "stderr", NULL};
   static const char *const on_failure_words[] = {"warn", "fail", NULL};
   const node *map;
   sbio_code rc = expect_section(ctx, "audit", value, &map);
@@ -904,6 +904,9 @@ static sbio_code read_audit(const parse_ctx *ctx, const node *value, layer *l) {
         l->v.audit_on_failure = choice ? SBIO__ON_FAILURE_FAIL : SBIO__ON_FAILURE_WARN;
         l->audit_on_failure_set = 1;
       }
+    } else if (!strcmp(k->text, "stderr")) {
+      rc = expect_bool(ctx, "stderr", v, &l->v.audit_stderr);
+      l->audit_stderr_set = !rc;
     } else {
       rc = unknown_key(ctx, k, "audit", keys);
     }
@@ -911,15 +914,99 @@ static sbio_code read_audit(const parse_ctx *ctx, const node *value, layer *l) {
   return rc;
 }
 
+/* ------------------------------------------------------------ tracing */
+
+/* http(s)://HOST[...]: no user-info (a credential in a file that anyone
+ * with read access sees), no spaces or control characters. */
+static int valid_endpoint(const char *s) {
+  const char *rest = !strncmp(s, "http://", 7) ? s + 7 : !strncmp(s, "https://", 8) ? s + 8 : NULL;
+  if (!rest || !*rest || *rest == '/' || *rest == ':') return 0;
+  size_t authority = strcspn(rest, "/?#");
+  if (memchr(rest, '@', authority)) return 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    if (*p <= 0x20 || *p == 0x7f) return 0;
+  return 1;
+}
+
+/* An HTTP field name: RFC 9110 token characters. */
+static int valid_header_name(const char *s) {
+  return *s && s[strspn(s, "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")] == '\0';
+}
+
+/* A field value without CR, LF or other controls (tab allowed): nothing
+ * that could start a second header or end the request head. */
+static int valid_header_value(const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    if ((*p < 0x20 && *p != '\t') || *p == 0x7f) return 0;
+  return 1;
+}
+
+/* Header values are typically credentials: messages name the header and
+ * the kind of the value, never the value. */
+static sbio_code read_tracing_headers(const parse_ctx *ctx, const node *value, layer *l) {
+  const node *map;
+  sbio_code rc = expect_section(ctx, "headers", value, &map);
+  if (rc) return rc;
+  l->v.trace_headers_set = 1;
+  size_t n = map ? map->n_items / 2 : 0;
+  if (!n) return SBIO_OK;
+  l->v.trace_header_names = calloc(n, sizeof *l->v.trace_header_names);
+  l->v.trace_header_values = calloc(n, sizeof *l->v.trace_header_values);
+  if (!l->v.trace_header_names || !l->v.trace_header_values) return fail_oom(ctx);
+  l->v.n_trace_headers = n; /* counted now so a partial list is freed on error */
+  for (size_t i = 0; i < n; i++) {
+    const node *k = map->items[2 * i], *v = map->items[2 * i + 1];
+    char q[QUOTE_BUF];
+    if (!valid_header_name(k->text))
+      return fail_node(ctx, k, "invalid HTTP header name %s in tracing.headers", quote(k->text, q, sizeof q));
+    if (v->kind != NODE_SCALAR || (!v->quoted && v->type == SCALAR_NULL))
+      return fail_node(ctx, v, "header \"%s\" in tracing.headers must be a string, not %s", k->text, describe_kind(v));
+    if (!valid_header_value(v->text))
+      return fail_node(ctx, v, "header \"%s\" in tracing.headers holds a line break or control character", k->text);
+    if (!(l->v.trace_header_names[i] = strdup(k->text)) || !(l->v.trace_header_values[i] = strdup(v->text)))
+      return fail_oom(ctx);
+  }
+  return SBIO_OK;
+}
+
+static sbio_code read_tracing(const parse_ctx *ctx, const node *value, layer *l) {
+  static const char *const keys[] = {"enabled", "endpoint", "headers", "service_name", NULL};
+  const node *map;
+  sbio_code rc = expect_section(ctx, "tracing", value, &map);
+  for (size_t i = 0; !rc && map && i < map->n_items; i += 2) {
+    const node *k = map->items[i], *v = map->items[i + 1];
+    if (!strcmp(k->text, "enabled")) {
+      rc = expect_bool(ctx, "enabled", v, &l->v.trace_enabled);
+      l->v.trace_enabled_set = !rc;
+    } else if (!strcmp(k->text, "endpoint")) {
+      /* Only the kind in the message: a URL may carry a token. */
+      if (v->kind != NODE_SCALAR || !valid_endpoint(v->text))
+        rc = fail_node(ctx, v,
+                       "\"endpoint\" must be an http:// or https:// URL with a host and no user name or password "
+                       "(like http://localhost:4318); got %s that is not",
+                       describe_kind(v));
+      else if (!(l->v.trace_endpoint = strdup(v->text)))
+        rc = fail_oom(ctx);
+    } else if (!strcmp(k->text, "headers")) {
+      rc = read_tracing_headers(ctx, v, l);
+    } else if (!strcmp(k->text, "service_name")) {
+      char d[QUOTE_BUF];
+      if (v->kind != NODE_SCALAR || (!v->quoted && v->type != SCALAR_STRING) || !v->text[0] ||
+          !valid_header_value(v->text))
+        rc = fail_node(ctx, v, "\"service_name\" must be a non-empty string, not %s", describe(v, d, sizeof d));
+      else if (!(l->v.trace_service_name = strdup(v->text)))
+        rc = fail_oom(ctx);
+    } else {
+      rc = unknown_key(ctx, k, "tracing", keys);
+    }
+  }
+  return rc;
+}
+
 static sbio_code read_root(const parse_ctx *ctx, const node *root, layer *l) {
-  static const char *const keys[] = {"backend_path",
-                                     "default_backend",
-                                     "require_isolation",
-                                     "metadata",
-                                     "backends_default",
-                                     "backends",
-                                     "audit",
-                                     NULL};
+  static const char *const keys[] = {"backend_path", "default_backend",  "require_isolation",
+                                     "metadata",     "backends_default", "backends",
+                                     "audit",        "tracing",          NULL};
   if (!root || (root->kind == NODE_SCALAR && !root->quoted && root->type == SCALAR_NULL)) return SBIO_OK;
   if (root->kind != NODE_MAPPING)
     return fail_node(ctx, root, "the top level must be a mapping of keys to values, not %s", describe_kind(root));
@@ -940,6 +1027,8 @@ static sbio_code read_root(const parse_ctx *ctx, const node *root, layer *l) {
       rc = read_backends(ctx, v, l);
     else if (!strcmp(k->text, "audit"))
       rc = read_audit(ctx, v, l);
+    else if (!strcmp(k->text, "tracing"))
+      rc = read_tracing(ctx, v, l);
     else
       rc = unknown_key(ctx, k, "the top-level mapping", keys);
   }
@@ -1009,6 +1098,17 @@ static void merge_backend(sbio__backend_config *dst, sbio__backend_config *src) 
   replace_string(&dst->where, &src->where);                 /* the latest file that names it */
 }
 
+static void free_headers(sbio__config *cfg) {
+  for (size_t i = 0; i < cfg->n_trace_headers; i++) {
+    free(cfg->trace_header_names[i]);
+    free(cfg->trace_header_values[i]);
+  }
+  free(cfg->trace_header_names);
+  free(cfg->trace_header_values);
+  cfg->trace_header_names = cfg->trace_header_values = NULL;
+  cfg->n_trace_headers = 0;
+}
+
 /* Moves the layer into cfg. Everything that can fail happens before cfg
  * changes: growing arrays keeps their contents, so a failure leaves cfg
  * as it was. */
@@ -1057,6 +1157,22 @@ static sbio_code apply_layer(const parse_ctx *ctx, sbio__config *cfg, layer *l) 
   if (l->backends_default_set) cfg->backends_default_enabled = l->v.backends_default_enabled;
   replace_string(&cfg->audit_path, &l->v.audit_path);
   if (l->audit_on_failure_set) cfg->audit_on_failure = l->v.audit_on_failure;
+  if (l->audit_stderr_set) cfg->audit_stderr = l->v.audit_stderr;
+  if (l->v.trace_enabled_set) {
+    cfg->trace_enabled_set = 1;
+    cfg->trace_enabled = l->v.trace_enabled;
+  }
+  replace_string(&cfg->trace_endpoint, &l->v.trace_endpoint);
+  replace_string(&cfg->trace_service_name, &l->v.trace_service_name);
+  if (l->v.trace_headers_set) { /* headers replace as a whole, like settings */
+    free_headers(cfg);
+    cfg->trace_headers_set = 1;
+    cfg->trace_header_names = l->v.trace_header_names;
+    cfg->trace_header_values = l->v.trace_header_values;
+    cfg->n_trace_headers = l->v.n_trace_headers;
+    l->v.trace_header_names = l->v.trace_header_values = NULL;
+    l->v.n_trace_headers = 0;
+  }
   for (size_t i = 0; i < l->v.n_backends; i++) {
     sbio__backend_config *src = &l->v.backends[i];
     if (match[i] != SIZE_MAX) {
@@ -1089,6 +1205,9 @@ void sbio__config_free(sbio__config *cfg) {
   for (size_t i = 0; i < cfg->n_backends; i++) backend_config_free(&cfg->backends[i]);
   free(cfg->backends);
   free(cfg->audit_path);
+  free(cfg->trace_endpoint);
+  free(cfg->trace_service_name);
+  free_headers(cfg);
   for (size_t i = 0; i < cfg->n_files_read; i++) free(cfg->files_read[i]);
   free(cfg->files_read);
   memset(cfg, 0, sizeof *cfg); /* a second free is harmless */

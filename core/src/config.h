@@ -37,6 +37,16 @@ typedef struct sbio__config {
   size_t n_backends;
   char *audit_path;
   sbio__on_failure audit_on_failure;
+  int audit_stderr; /* audit.stderr: also write each event to stderr */
+  /* tracing: OTLP/HTTP JSON span export (docs/tracing.md). The
+   * OTEL_* environment variables override these where they are set. */
+  int trace_enabled_set, trace_enabled;
+  char *trace_endpoint;     /* base URL; /v1/traces is appended */
+  char *trace_service_name; /* resource service.name */
+  int trace_headers_set;
+  char **trace_header_names; /* extra HTTP headers; values may be secrets: never printed */
+  char **trace_header_values;
+  size_t n_trace_headers;
   char **files_read; /* every file merged, in order */
   size_t n_files_read;
 } sbio__config;

@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "error_internal.h"
 #include "host_internal.h"
+#include "trace.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
@@ -21,6 +22,7 @@ void sbio_host_options_free(sbio_host_options *opts) {
   if (!opts) return;
   free(opts->config_file);
   free(opts->backend_path);
+  free(opts->traceparent);
   free(opts);
 }
 
@@ -156,7 +158,8 @@ static void report_scan(sbio_host *host) {
       sbio__log(host, SBIO_LOG_WARN, "backend %s (%s) refused: %s", b->name, b->path, b->reason);
       sbio__event ev;
       sbio__event_begin(&ev, host, "backend_refused");
-      sbio__event_str(&ev, "backend", b->name);
+      sbio__event_backend(&ev, b, NULL);
+      sbio__event_outcome(&ev, SBIO_E_BACKEND_UNAVAILABLE, NULL);
       sbio__event_str(&ev, "path", b->path);
       sbio__event_str(&ev, "reason", b->reason);
       sbio__audit_emit(host, &ev, 1, NULL);
@@ -173,6 +176,7 @@ static void report_scan(sbio_host *host) {
       sbio__event_backend(&ev, b, mech);
       sbio__event_int(&ev, "age_days", mech->age_days);
       sbio__event_str(&ev, "reason", mech->reason);
+      sbio__event_str(&ev, "outcome", "ok"); /* a warning: the backend stays usable */
       sbio__audit_emit(host, &ev, 1, NULL);
     }
   }
@@ -217,6 +221,8 @@ sbio_code sbio_host_open(const sbio_host_options *opts, sbio_host **out, sbio_er
     goto fail;
   }
   host->audit.on_failure = host->cfg.audit_on_failure;
+  host->audit.to_stderr = host->cfg.audit_stderr;
+  host->tracer = sbio__tracer_open(host, opts ? opts->traceparent : NULL);
   if (build_search_path(host, opts) != SBIO_OK) {
     rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
     goto fail;
@@ -246,6 +252,9 @@ void sbio_host_close(sbio_host *host) {
     sbio_error_free(e);
   }
   free(host->sandboxes);
+  /* After teardown, so the kills' spans are in the flush. */
+  sbio__tracer_close(host->tracer);
+  host->tracer = NULL;
   sbio__registry_free(&host->reg);
   sbio__config_free(&host->cfg);
   sbio__strlist_free(&host->search_dirs);

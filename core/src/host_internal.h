@@ -26,6 +26,7 @@ struct sbio_host_options {
   sbio__audit_callback audit_cbs[SBIO__MAX_AUDIT_CALLBACKS];
   size_t n_audit_cbs;
   int64_t now;
+  char *traceparent; /* the caller's W3C trace context, unparsed */
 };
 
 struct sbio_host {
@@ -37,6 +38,7 @@ struct sbio_host {
   void *log_user;
   sbio__redactor redactor;
   sbio__audit audit;
+  struct sbio__tracer *tracer; /* NULL unless spans are exported (trace.h) */
   char session_id[33];
   sbio_host_services services;
   pthread_mutex_t lock; /* guards `sandboxes` */

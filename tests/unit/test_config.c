@@ -303,9 +303,9 @@ static void test_unknown_keys(void **state) {
   expect_error("default_backend: fake\nbackends: {}\n\nrequre_isolation: gvisor\n",
                "config.yaml:4:1: unknown key \"requre_isolation\" in the top-level mapping (did you mean "
                "\"require_isolation\"?)");
-  expect_error("tracing: on\n",
-               "config.yaml:1:1: unknown key \"tracing\" in the top-level mapping (known keys: backend_path, "
-               "default_backend, require_isolation, metadata, backends_default, backends, audit)");
+  expect_error("telemetry: on\n",
+               "config.yaml:1:1: unknown key \"telemetry\" in the top-level mapping (known keys: backend_path, "
+               "default_backend, require_isolation, metadata, backends_default, backends, audit, tracing)");
   expect_error("metadata:\n  stale: warn\n  max_age_dyas: 3\n",
                "config.yaml:3:3: unknown key \"max_age_dyas\" in metadata (did you mean \"max_age_days\"?)");
   expect_error("backends:\n  docker:\n    enabled: true\n    expect_teir: gvisor\n",

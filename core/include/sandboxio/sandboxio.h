@@ -290,6 +290,26 @@ SBIO_API void sbio_managed_list_free(sbio_managed_list *l);
 SBIO_API sbio_code sbio_managed_kill(sbio_host *host, const char *backend, const char *sandbox_id, int *killed,
                                      sbio_error *err);
 
+/* --------------------------------------------------------- observability */
+/* A caller's W3C trace context, "00-<32 hex trace id>-<16 hex span id>-<2 hex
+ * flags>": the span of every operation of this host becomes a child of that
+ * span (in its trace). A malformed value is ignored with a warning at
+ * sbio_host_open, as W3C Trace Context requires; NULL clears it. Spans are
+ * exported only when tracing is configured (docs/tracing.md). */
+SBIO_API sbio_code sbio_host_options_set_traceparent(sbio_host_options *opts, const char *traceparent);
+/* Where this host exports spans ("http://collector:4318/v1/traces", without
+ * user name, password or query), or NULL when span export is off. */
+SBIO_API const char *sbio_host_trace_endpoint(const sbio_host *host);
+
+/* Asks a backend whether its provider can be reached (Docker: a ping of the
+ * daemon). Loads the backend and opens its instance if needed, so the
+ * backend's code runs; cloud backends may make a network request. `detail`
+ * receives one secret-free line (e.g. the engine version, or why it failed).
+ * SBIO_E_CAPABILITY when the backend has no probe operation. Bounded by a
+ * 10 s deadline. */
+SBIO_API sbio_code sbio_backend_probe(sbio_host *host, const char *name, char *detail, size_t detail_size,
+                                      sbio_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,7 +28,10 @@ extern "C" {
 #endif
 
 #define SBIO_BACKEND_ABI_MAJOR 1
-#define SBIO_BACKEND_ABI_MINOR 0
+/* Minor versions (appended operations, see "Stability" above):
+ *   1.0  the first table
+ *   1.1  probe */
+#define SBIO_BACKEND_ABI_MINOR 1
 #define SBIO_BACKEND_ENTRY_SYMBOL "sbio_backend_entry_v1"
 
 /* ELF note: owner "sandboxio", type 'SBIO'. The descriptor is the metadata
@@ -222,6 +225,13 @@ typedef struct sbio_backend_ops {
   int (*list_managed)(void *instance, const sbio_bk_kv *labels, size_t n_labels, const sbio_bk_call *call,
                       sbio_bk_managed_fn entry, void *user, sbio_bk_error *err);
   int (*kill_managed)(void *instance, const char *id, const sbio_bk_call *call, int *killed, sbio_bk_error *err);
+
+  /* ABI 1.1. Whether the provider can be reached now (Docker: ping the
+   * daemon), provisioning nothing; `sbio doctor` calls it. On success write
+   * one secret-free line to detail (e.g. "Docker Engine 27.3.1"); on
+   * failure fill err (SBIO_E_CONNECT, SBIO_E_AUTH, ...) with a hint that
+   * says how to fix it. Must respect call->deadline_ns. */
+  int (*probe)(void *instance, const sbio_bk_call *call, char *detail, size_t detail_size, sbio_bk_error *err);
 } sbio_backend_ops;
 
 /* True when the table has the operation (large enough and non-NULL). */
