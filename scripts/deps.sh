@@ -7,6 +7,7 @@ packages=(
   libltdl-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libarchive-dev
   libcmocka-dev
   docker.io runsc busybox-static   # the docker backend's tests run a private engine
+  dpkg-dev file groff-base         # packaging tests: cpack's .deb generator, man page checks
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,151 @@
+/* SDK: an HTTP client over libcurl for provider APIs.
+ *
+ * - Deadlines: every request takes the sbio_bk_call of the operation. Its
+ *   connect timeout is min(connect_timeout_ms, time left) and its total
+ *   timeout the time left, so no request outlives the operation.
+ * - Cancellation: while a request waits, the client polls call->cancelled
+ *   every SBIO_SDK_HTTP_POLL_MS and abandons the transfer once it is true
+ *   (another thread is killing the sandbox).
+ * - Retries: only for idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS,
+ *   or any request the caller marks SBIO_SDK_RETRY_IDEMPOTENT, e.g. a POST
+ *   carrying an idempotency key), only after a transport failure or a 408,
+ *   429, 500, 502, 503 or 504, at most max_attempts in all, waiting
+ *   backoff_initial_ms doubled each time (capped at backoff_max_ms), or what
+ *   the answer's Retry-After asks for. A wait that would pass the deadline
+ *   or exceed retry_after_max_ms is not made: the last answer is returned.
+ *   Each retry is logged at debug level; resp->attempts counts them. A
+ *   create (POST) is never retried behind the caller's back.
+ * - Secrets: header values listed as secret and the `secrets` set never
+ *   appear in messages made by sbio_sdk_http_fail().
+ *
+ * One client may be used by many threads at once; it keeps a small pool of
+ * connections so keep-alive connections are reused. */
+#ifndef SANDBOXIO_SDK_HTTP_H
+#define SANDBOXIO_SDK_HTTP_H
+
+#include <sandboxio/backend.h>
+#include <sandboxio/sdk/error.h>
+#include <sandboxio/sdk/secrets.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SBIO_SDK_HTTP_POLL_MS 50 /* cancellation and deadline polling interval */
+
+typedef struct sbio_sdk_http sbio_sdk_http;
+
+typedef struct sbio_sdk_http_options {
+  const char *backend;  /* names the backend in messages ("acme"); required */
+  const char *base_url; /* "https://api.acme.example/v1"; request paths are appended; required */
+  /* Connect through this unix socket instead of TCP (the URL's host is then
+   * only the Host header). NULL: TCP. */
+  const char *unix_socket;
+  /* "Name: value" lines sent with every request. */
+  const char *const *headers;
+  size_t n_headers;
+  /* "Name: value" lines sent with every request whose values are secret
+   * (e.g. "X-API-Key: ..."): they are added to the client's secrets. */
+  const char *const *secret_headers;
+  size_t n_secret_headers;
+  /* The environment variable the credential came from, named in the hint
+   * of a 401/403 ("check E2B_API_KEY"). NULL: none. */
+  const char *credential_env;
+  const sbio_sdk_secrets *secrets; /* more values to keep out of messages; may be NULL */
+  const sbio_host_services *host;  /* logging and redaction; may be NULL */
+  const char *user_agent;          /* NULL: "sandboxio-backend-<backend>" */
+  const char *ca_file;             /* PEM bundle to verify the server with; NULL: the system's */
+  long connect_timeout_ms;         /* 0: 10000 */
+  int max_attempts;                /* 0: 3; 1: never retry */
+  long backoff_initial_ms;         /* 0: 200 */
+  long backoff_max_ms;             /* 0: 5000 */
+  long retry_after_max_ms;         /* 0: 30000 */
+  size_t body_limit;               /* largest buffered response body; 0: 16 MiB */
+} sbio_sdk_http_options;
+
+/* Copies what it needs from `opt`. SBIO_E_CONFIG when base_url is not an
+ * http(s) URL, SBIO_E_INTERNAL on out-of-memory. */
+int sbio_sdk_http_new(const sbio_sdk_http_options *opt, sbio_sdk_http **out, sbio_bk_error *err);
+void sbio_sdk_http_free(sbio_sdk_http *client);
+
+enum {
+  SBIO_SDK_RETRY_AUTO = 0,      /* retry when the method is idempotent */
+  SBIO_SDK_RETRY_NEVER = 1,     /* never */
+  SBIO_SDK_RETRY_IDEMPOTENT = 2 /* the caller vouches that repeating the request is harmless */
+};
+
+typedef struct sbio_sdk_http_request {
+  const char *method;         /* NULL: GET */
+  const char *path;           /* appended to base_url; escape segments with sbio_sdk_http_escape() */
+  const char *const *headers; /* "Name: value" lines for this request */
+  size_t n_headers;
+  const void *body; /* sent when non-NULL */
+  size_t body_len;
+  const char *content_type; /* NULL with a body: application/json */
+  int retry;                /* SBIO_SDK_RETRY_* */
+  /* Optional: the body of a 2xx answer goes here chunk by chunk instead of
+   * into resp->body; return non-zero to stop. A request whose sink got data
+   * is never retried. */
+  int (*sink)(void *user, const char *data, size_t len);
+  void *sink_user;
+} sbio_sdk_http_request;
+
+/* How a request ended. */
+enum {
+  SBIO_SDK_HTTP_ANSWERED = 0, /* an HTTP answer arrived (any status) */
+  SBIO_SDK_HTTP_TIMEOUT,      /* the call's deadline passed */
+  SBIO_SDK_HTTP_CANCELLED,    /* call->cancelled() turned true */
+  SBIO_SDK_HTTP_UNREACHABLE,  /* could not connect (refused, DNS, TLS handshake) */
+  SBIO_SDK_HTTP_BROKEN,       /* the connection failed after it was made */
+  SBIO_SDK_HTTP_TOO_LARGE,    /* the body exceeded body_limit */
+  SBIO_SDK_HTTP_STOPPED,      /* the sink asked to stop */
+  SBIO_SDK_HTTP_NOMEM         /* out of memory */
+};
+
+typedef struct sbio_sdk_http_response {
+  int outcome;     /* SBIO_SDK_HTTP_* */
+  long status;     /* HTTP status of the last answer, 0 if none */
+  int attempts;    /* requests made (1 without retries) */
+  char error[256]; /* one line about a transport failure, "" otherwise */
+  char *body;      /* NUL-terminated (bodies may also hold NULs: use len); NULL only on out-of-memory */
+  size_t len;
+  char *headers; /* raw header lines of the last answer (internal; use sbio_sdk_http_header) */
+  size_t headers_len;
+} sbio_sdk_http_response;
+
+/* Sends the request (with retries, see above). Returns 0 when an answer
+ * arrived, whatever its status, and -1 otherwise (resp->outcome says why).
+ * resp is always initialised; free it with sbio_sdk_http_response_free. */
+int sbio_sdk_http_send(sbio_sdk_http *client, const sbio_sdk_http_request *req, const sbio_bk_call *call,
+                       sbio_sdk_http_response *resp);
+void sbio_sdk_http_response_free(sbio_sdk_http_response *resp);
+
+/* Value of the answer's header `name` (case-insensitive; the last one if
+ * repeated), without surrounding blanks, copied into buf. NULL if absent. */
+const char *sbio_sdk_http_header(const sbio_sdk_http_response *resp, const char *name, char *buf, size_t size);
+
+/* Fills err for a request that failed: a transport failure or an HTTP
+ * status >= 400. The code comes from sbio_sdk_status_code() (a timeout from
+ * sbio_sdk_op_timeout_code(), a cancellation or an unreachable provider
+ * from the family's generic code); the message reads
+ *   "acme: <what>: the provider answered HTTP 404: <provider's message>"
+ * with the provider's message taken from a JSON body ("message", "error",
+ * "detail") or the first line of a text body, and is redacted. Returns the
+ * code (SBIO_OK, leaving err alone, when the answer was a success). */
+int sbio_sdk_http_fail(const sbio_sdk_http *client, const sbio_sdk_http_response *resp, sbio_sdk_op op,
+                       const char *what, sbio_bk_error *err);
+
+/* A call for work outside an operation, such as checking a credential in
+ * `open` (which gets no call): its deadline is `seconds` from now on the
+ * host's clock (the system's monotonic clock without a host), and it is
+ * never cancelled. */
+void sbio_sdk_call_init(sbio_bk_call *call, const sbio_host_services *host, double seconds);
+
+/* Percent-encodes everything but unreserved characters (A-Z a-z 0-9 - . _ ~),
+ * for one path segment or query value. malloc'd; NULL on out-of-memory. */
+char *sbio_sdk_http_escape(const char *text);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

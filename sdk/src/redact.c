@@ -1,0 +1,72 @@
+/* Redaction of everything that leaves a backend, and logging through it. */
+#include "sdk_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *sbio_sdk_redact(const sbio_host_services *host, const sbio_sdk_secrets *secrets, const char *text) {
+  if (!text) text = "";
+  char *own = sbio__sdk_secrets_apply(secrets, text);
+  if (!own || !host || !host->redact) return own;
+  char *hosted = host->redact(host->host_data, own);
+  sbio__sdk_wipe(own, strlen(own)); /* it may still hold what the host knows */
+  free(own);
+  if (!hosted) return NULL;
+  /* Hand back memory the caller frees with free(), whatever the host's
+   * allocator is. */
+  char *copy = strdup(hosted);
+  if (host->free_string) host->free_string(host->host_data, hosted);
+  return copy;
+}
+
+static void redact_field(const sbio_host_services *host, const sbio_sdk_secrets *secrets, char *field, size_t size,
+                         const char *fallback) {
+  /* The core does not trust the termination of these buffers; neither do we. */
+  field[size - 1] = '\0';
+  char *clean = sbio_sdk_redact(host, secrets, field);
+  snprintf(field, size, "%s", clean ? clean : fallback);
+  free(clean);
+}
+
+void sbio_sdk_redact_error(const sbio_host_services *host, const sbio_sdk_secrets *secrets, sbio_bk_error *err) {
+  if (!err) return;
+  redact_field(host, secrets, err->message, sizeof err->message,
+               "(message withheld: out of memory while removing secrets from it)");
+  redact_field(host, secrets, err->hint, sizeof err->hint, "");
+}
+
+void sbio_sdk_log(const sbio_host_services *host, const sbio_sdk_secrets *secrets, int level, const char *fmt, ...) {
+  if (!host || !host->log) return;
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  char *clean = sbio__sdk_secrets_apply(secrets, line);
+  if (clean) host->log(host->host_data, level, clean);
+  free(clean);
+}
+
+int sbio_sdk_secret_from_env(sbio_sdk_secrets *secrets, const char *backend, const char *var, char **value,
+                             sbio_bk_error *err) {
+  char hint[256];
+  snprintf(hint, sizeof hint, "export %s=<your credential> in the environment of the program using sandboxio",
+           var ? var : "?");
+  const char *found = var ? getenv(var) : NULL;
+  if (!found || !found[0])
+    return sbio_sdk_error(err, SBIO_E_AUTH, hint, "%s: no credential: the environment variable %s is %s",
+                          backend ? backend : "backend", var ? var : "?", found ? "empty" : "not set");
+  char *copy = strdup(found);
+  if (!copy || sbio_sdk_secrets_add(secrets, copy) != 0) {
+    if (copy) sbio__sdk_wipe(copy, strlen(copy));
+    free(copy);
+    return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "%s: out of memory reading %s", backend ? backend : "backend",
+                          var);
+  }
+  if (*value) sbio__sdk_wipe(*value, strlen(*value));
+  free(*value);
+  *value = copy;
+  return SBIO_OK;
+}

@@ -1,0 +1,30 @@
+/* A scripted HTTP/1.1 server on loopback (or a unix socket) for the SDK's
+ * HTTP client tests. One thread, one connection at a time, every answer
+ * closes its connection. Routes:
+ *   /ok                    200 {"ok":true}
+ *   /status/NNN            NNN {"message":"status NNN from the test server"}
+ *   /flaky/N/NNN           NNN for the first N requests to this path, then 200 "done"
+ *   /retry-after/S         429 with Retry-After: S the first time, then 200
+ *   /retry-after-date      503 with a Retry-After date in the past the first time, then 200
+ *   /hang                  never answers; waits until the client goes away
+ *   /big/N                 200 with N bytes of 'x'
+ *   /binary                200 with the 3 bytes "a\0b"
+ *   /echo                  200 "METHOD|X-Test header|Content-Type|body"
+ *   /leak                  400 {"message":"refused key sk-SECRET-123 and hostsecret"}
+ *   /html                  500 with an HTML page
+ *   /text                  502 "upstream down\nsecond line"
+ *   /nested-error          409 {"error":{"message":"already exists"}}
+ *   anything else          404 {"message":"no route"} */
+#ifndef SBIO_TEST_HTTP_SERVER_H
+#define SBIO_TEST_HTTP_SERVER_H
+
+typedef struct test_server test_server;
+
+/* NULL on failure. unix_path NULL: TCP on 127.0.0.1, any free port. */
+test_server *test_server_start(const char *unix_path);
+int test_server_port(const test_server *s);
+/* Requests seen for exactly this path. */
+int test_server_hits(test_server *s, const char *path);
+void test_server_stop(test_server *s);
+
+#endif

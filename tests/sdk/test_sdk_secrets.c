@@ -1,0 +1,131 @@
+/* SDK secrets: the backend's own set, the host's redactor, credentials
+ * from the environment, logging. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "test_host.h"
+
+#include <sandboxio/sdk.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void redact_own_and_host(void **state) {
+  (void)state;
+  test_host h;
+  test_host_init(&h);
+  sbio_sdk_secrets *s = sbio_sdk_secrets_new();
+  assert_non_null(s);
+  assert_int_equal(sbio_sdk_secrets_add(s, "abc"), 0);
+  assert_int_equal(sbio_sdk_secrets_add(s, "abcdef"), 0);
+  assert_int_equal(sbio_sdk_secrets_add(s, ""), 0); /* ignored */
+  assert_int_equal(sbio_sdk_secrets_add(s, NULL), 0);
+  assert_int_equal(sbio_sdk_secrets_add(s, "abc"), 0); /* once */
+  char *out = sbio_sdk_redact(&h.services, s, "key=abcdef, short=abc, host=hostsecret, x=ab");
+  assert_string_equal(out, "key=***, short=***, host=***, x=ab");
+  free(out);
+  /* Without a host, only the backend's own. */
+  out = sbio_sdk_redact(NULL, s, "abcdef hostsecret");
+  assert_string_equal(out, "*** hostsecret");
+  free(out);
+  /* Without either, a copy. */
+  out = sbio_sdk_redact(NULL, NULL, "plain");
+  assert_string_equal(out, "plain");
+  free(out);
+  out = sbio_sdk_redact(NULL, NULL, NULL);
+  assert_string_equal(out, "");
+  free(out);
+  /* The host could not redact: nothing is returned, not the raw text. */
+  h.fail_redact = 1;
+  assert_null(sbio_sdk_redact(&h.services, s, "hostsecret"));
+  sbio_sdk_secrets_free(s);
+  sbio_sdk_secrets_free(NULL);
+}
+
+static void redact_error_in_place(void **state) {
+  (void)state;
+  test_host h;
+  test_host_init(&h);
+  sbio_sdk_secrets *s = sbio_sdk_secrets_new();
+  sbio_sdk_secrets_add(s, "tok-123");
+  sbio_bk_error err = {.size = sizeof err, .code = SBIO_E_AUTH};
+  strcpy(err.message, "acme: token tok-123 refused (hostsecret)");
+  strcpy(err.hint, "check tok-123");
+  sbio_sdk_redact_error(&h.services, s, &err);
+  assert_string_equal(err.message, "acme: token *** refused (***)");
+  assert_string_equal(err.hint, "check ***");
+  assert_int_equal(err.code, SBIO_E_AUTH);
+  /* Unterminated buffers are not read past their end. */
+  memset(err.message, 'x', sizeof err.message);
+  memset(err.hint, 'y', sizeof err.hint);
+  sbio_sdk_redact_error(&h.services, s, &err);
+  assert_int_equal(strlen(err.message), sizeof err.message - 1);
+  /* When redaction fails, the text is withheld. */
+  h.fail_redact = 1;
+  strcpy(err.message, "hostsecret");
+  strcpy(err.hint, "hostsecret");
+  sbio_sdk_redact_error(&h.services, s, &err);
+  assert_null(strstr(err.message, "hostsecret"));
+  assert_non_null(strstr(err.message, "withheld"));
+  assert_string_equal(err.hint, "");
+  sbio_sdk_redact_error(&h.services, s, NULL);
+  sbio_sdk_secrets_free(s);
+}
+
+static void credential_from_env(void **state) {
+  (void)state;
+  sbio_sdk_secrets *s = sbio_sdk_secrets_new();
+  sbio_bk_error err = {.size = sizeof err};
+  char *key = NULL;
+  unsetenv("SBIO_SDK_TEST_KEY");
+  assert_int_equal(sbio_sdk_secret_from_env(s, "acme", "SBIO_SDK_TEST_KEY", &key, &err), SBIO_E_AUTH);
+  assert_null(key);
+  assert_string_equal(err.message, "acme: no credential: the environment variable SBIO_SDK_TEST_KEY is not set");
+  assert_non_null(strstr(err.hint, "export SBIO_SDK_TEST_KEY="));
+  setenv("SBIO_SDK_TEST_KEY", "", 1);
+  assert_int_equal(sbio_sdk_secret_from_env(s, "acme", "SBIO_SDK_TEST_KEY", &key, &err), SBIO_E_AUTH);
+  assert_non_null(strstr(err.message, "is empty"));
+  setenv("SBIO_SDK_TEST_KEY", "sk-live-42", 1);
+  assert_int_equal(sbio_sdk_secret_from_env(s, "acme", "SBIO_SDK_TEST_KEY", &key, &err), SBIO_OK);
+  assert_string_equal(key, "sk-live-42");
+  /* From now on the value is redacted. */
+  char *out = sbio_sdk_redact(NULL, s, "Authorization: Bearer sk-live-42");
+  assert_string_equal(out, "Authorization: Bearer ***");
+  free(out);
+  /* A NULL set is allowed (the caller keeps the value secret itself). */
+  assert_int_equal(sbio_sdk_secret_from_env(NULL, "acme", "SBIO_SDK_TEST_KEY", &key, &err), SBIO_OK);
+  free(key);
+  unsetenv("SBIO_SDK_TEST_KEY");
+  sbio_sdk_secrets_free(s);
+}
+
+static void log_is_redacted(void **state) {
+  (void)state;
+  test_host h;
+  test_host_init(&h);
+  sbio_sdk_secrets *s = sbio_sdk_secrets_new();
+  sbio_sdk_secrets_add(s, "pw-9");
+  sbio_sdk_log(&h.services, s, SBIO_BK_LOG_WARN, "login with %s failed %d times", "pw-9", 3);
+  assert_string_equal(h.log, "30:login with *** failed 3 times\n");
+  sbio_sdk_log(NULL, s, SBIO_BK_LOG_WARN, "nowhere"); /* no host: nothing, no crash */
+  char big[3000];
+  memset(big, 'z', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  h.log[0] = '\0';
+  sbio_sdk_log(&h.services, NULL, SBIO_BK_LOG_DEBUG, "%s", big);
+  assert_true(strlen(h.log) < 1100); /* cut at 1 KiB */
+  sbio_sdk_secrets_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(redact_own_and_host),
+      cmocka_unit_test(redact_error_in_place),
+      cmocka_unit_test(credential_from_env),
+      cmocka_unit_test(log_is_redacted),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
