@@ -1,0 +1,150 @@
+/* Directories: list (GET /files), mkdir (POST /files/folder, which makes
+ * parents like mkdir -p, so the no-parents case checks the parent first),
+ * remove (DELETE /files, recursive). */
+#include "files.h"
+
+#include "ops.h"
+#include "toolbox.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int entries(dt_fop *f, const dt_http_resp *resp, sbio_bk_dirent_fn entry, void *user, sbio_bk_error *err) {
+  cJSON *doc = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->len);
+  if (!cJSON_IsArray(doc)) {
+    cJSON_Delete(doc);
+    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "Daytona's listing of %s is not a list of files", f->path);
+  }
+  const cJSON *it;
+  int rc = SBIO_OK;
+  cJSON_ArrayForEach(it, doc) {
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
+    const cJSON *size = cJSON_GetObjectItemCaseSensitive(it, "size");
+    if (!cJSON_IsString(name) || !name->valuestring[0] || strchr(name->valuestring, '/')) continue;
+    size_t n = strlen(f->path) + strlen(name->valuestring) + 2;
+    char *full = malloc(n);
+    if (!full) {
+      rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory listing %s", f->path);
+      break;
+    }
+    snprintf(full, n, "%s%s%s", f->path, strcmp(f->path, "/") == 0 ? "" : "/", name->valuestring);
+    int is_dir = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "isDir"));
+    sbio_bk_dirent d = {.size = sizeof d,
+                        .name = name->valuestring,
+                        .path = full,
+                        .bytes = is_dir || !cJSON_IsNumber(size) ? 0 : (int64_t)size->valuedouble,
+                        .is_dir = is_dir};
+    entry(user, &d);
+    free(full);
+  }
+  cJSON_Delete(doc);
+  return rc;
+}
+
+int sbio__dt_op_file_list(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_dirent_fn entry,
+                          void *user, sbio_bk_error *err) {
+  if (!entry) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona file_list: no entry callback");
+  dt_fop f;
+  int rc = sbio__dt_fop_begin(&f, sandbox, path, call, "listing", err);
+  if (rc != SBIO_OK) return rc;
+  char *url = sbio__dt_toolbox_url(f.sb, "/files", f.path, NULL);
+  if (!url) {
+    sbio__dt_fop_end(&f);
+    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  }
+  dt_http_req req = {.method = "GET", .url = url, .idempotent = 1, .max_body = (size_t)64 * 1024 * 1024};
+  dt_http_resp resp;
+  dt_http_outcome o = sbio__dt_http(&f.ctx, &req, &resp);
+  free(url);
+  if (o == DT_HTTP_OK && resp.status >= 200 && resp.status < 300)
+    rc = entries(&f, &resp, entry, user, err);
+  else if (o == DT_HTTP_OK && resp.status == 400)
+    rc = sbio_bk_error_set(err, SBIO_E_FS, NULL, "not a directory: %s", f.path);
+  else
+    rc = sbio__dt_fop_fail(&f, o, &resp, err);
+  if (rc == SBIO_E_PATH_NOT_FOUND) snprintf(err->message, sizeof err->message, "no such directory: %.480s", f.path);
+  sbio__dt_http_resp_free(&resp);
+  sbio__dt_fop_end(&f);
+  return rc;
+}
+
+/* Plain mkdir semantics: the directory must not exist yet, and its parent
+ * must, unless `parents`. */
+static int mkdir_precheck(dt_fop *f, int parents, int *done, sbio_bk_error *err) {
+  int exists = 0, is_dir = 0;
+  *done = 0;
+  int rc = sbio__dt_stat(f, f->path, &exists, &is_dir, err);
+  if (rc != SBIO_OK) return rc;
+  if (exists && is_dir && parents) {
+    *done = 1;
+    return SBIO_OK;
+  }
+  if (exists)
+    return sbio_bk_error_set(err, SBIO_E_FS, is_dir ? "pass parents to accept an existing directory" : NULL,
+                             "already exists: %s", f->path);
+  if (parents) return SBIO_OK;
+  char parent[4096];
+  sbio__dt_parent(f->path, parent, sizeof parent);
+  rc = sbio__dt_stat(f, parent, &exists, &is_dir, err);
+  if (rc == SBIO_OK && !exists)
+    return sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, "create the parent directory first, or pass parents",
+                             "parent directory %s does not exist (creating %s)", parent, f->path);
+  if (rc == SBIO_OK && !is_dir)
+    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "%s is not a directory (creating %s)", parent, f->path);
+  return rc;
+}
+
+int sbio__dt_op_file_mkdir(void *sandbox, const char *path, int parents, const sbio_bk_call *call, sbio_bk_error *err) {
+  dt_fop f;
+  int rc = sbio__dt_fop_begin(&f, sandbox, path, call, "creating directory", err);
+  if (rc != SBIO_OK) return rc;
+  int done = 0;
+  rc = mkdir_precheck(&f, parents, &done, err);
+  if (rc == SBIO_OK && !done) {
+    char *url = sbio__dt_toolbox_url(f.sb, "/files/folder", f.path, "mode=0755");
+    if (!url) {
+      rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+    } else {
+      dt_http_req req = {.method = "POST", .url = url, .idempotent = 1};
+      dt_http_resp resp;
+      dt_http_outcome o = sbio__dt_http(&f.ctx, &req, &resp);
+      if (o != DT_HTTP_OK || resp.status < 200 || resp.status >= 300) rc = sbio__dt_fop_fail(&f, o, &resp, err);
+      sbio__dt_http_resp_free(&resp);
+      free(url);
+    }
+  }
+  sbio__dt_fop_end(&f);
+  return rc;
+}
+
+int sbio__dt_op_file_remove(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_error *err) {
+  dt_fop f;
+  int rc = sbio__dt_fop_begin(&f, sandbox, path, call, "removing", err);
+  if (rc != SBIO_OK) return rc;
+  dt_sandbox *sb = f.sb;
+  char here[4096];
+  /* Learn the work directory (asked once per sandbox) to refuse removing it. */
+  if (!sb->workdir[0] && (rc = sbio__dt_abs_path(&f.ctx, sb, ".", here, sizeof here, err)) != SBIO_OK) {
+    sbio__dt_fop_end(&f);
+    return rc;
+  }
+  if (strcmp(f.path, "/") == 0 || (sb->workdir[0] && strcmp(f.path, sb->workdir) == 0)) {
+    sbio__dt_fop_end(&f);
+    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "refusing to remove %s (the root or the work directory)", f.path);
+  }
+  char *url = sbio__dt_toolbox_url(sb, "/files", f.path, "recursive=true");
+  if (!url) {
+    sbio__dt_fop_end(&f);
+    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  }
+  dt_http_req req = {.method = "DELETE", .url = url, .idempotent = 1};
+  dt_http_resp resp;
+  dt_http_outcome o = sbio__dt_http(&f.ctx, &req, &resp);
+  free(url);
+  if (o != DT_HTTP_OK || resp.status < 200 || resp.status >= 300) rc = sbio__dt_fop_fail(&f, o, &resp, err);
+  sbio__dt_http_resp_free(&resp);
+  sbio__dt_fop_end(&f);
+  return rc;
+}

@@ -1,0 +1,132 @@
+/* The daytona backend through the real sbio binary: an isolation
+ * requirement fails with exit 78 before Daytona hears of it, a run without
+ * one warns once and runs, inspect explains the UNKNOWN tier naming its
+ * sources, a missing key is exit 69 naming the variable, and reap finds
+ * and removes what was left. */
+#include "harness.h"
+
+#include "dt_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WARNING "backend daytona has no verified isolation tier"
+
+/* "DAYTONA_API_KEY=<this test's key>" for the child's environment. */
+static const char *const *key_env(const dtf *f) {
+  static char entry[160];
+  static const char *env[2];
+  snprintf(entry, sizeof entry, "DAYTONA_API_KEY=%s", f->key);
+  env[0] = entry;
+  env[1] = NULL;
+  return env;
+}
+
+static size_t count(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+  return n;
+}
+
+static void test_a_requirement_exits_78_and_nothing_is_created(void **state) {
+  (void)state;
+  dtf f;
+  dtf_prepare(&f, "clirequire", NULL, NULL, NULL);
+  h_opts o = {.env = key_env(&f)};
+  h_result r;
+  H_RUN(&r, &o, "--config", f.config, "run", "--backend", "daytona://", "--require-isolation", "container", "--",
+        "echo", "hi");
+  H_ASSERT_STATUS(&r, 78);
+  assert_string_equal(r.out, "");
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1000]"));
+  assert_true(h_contains(r.err, r.err_len, "cannot meet the required isolation CONTAINER"));
+  assert_true(h_contains(r.err, r.err_len, "contradicts itself"));
+  h_result_free(&r);
+  cJSON *reqs = dtf_requests(&f);
+  assert_int_equal(cJSON_GetArraySize(reqs), 0); /* the emulator saw no create, nor anything else */
+  cJSON_Delete(reqs);
+  dtf_close(&f);
+}
+
+static void test_without_a_requirement_it_warns_once_and_runs(void **state) {
+  (void)state;
+  dtf f;
+  dtf_prepare(&f, "clirun", NULL, NULL, NULL);
+  h_opts o = {.env = key_env(&f)};
+  h_result r;
+  H_RUN(&r, &o, "--config", f.config, "run", "--backend", "daytona://", "--", "sh", "-c", "echo hi; exit 3");
+  H_ASSERT_STATUS(&r, 3);
+  assert_string_equal(r.out, "hi\n");
+  assert_int_equal(count(r.err, WARNING), 1);
+  assert_true(h_contains(r.err, r.err_len, "docs/en/security-exhibit"));
+  h_result_free(&r);
+  cJSON *reqs = dtf_requests(&f);
+  assert_int_equal(dtf_count(reqs, "api", "POST", "/sandbox"), 1);
+  assert_int_equal(dtf_count(reqs, "api", "DELETE", "/sandbox/"), 1);
+  cJSON_Delete(reqs);
+  dtf_close(&f);
+}
+
+static void test_inspect_explains_the_unknown_tier(void **state) {
+  (void)state;
+  dtf f;
+  dtf_prepare(&f, "cliinspect", NULL, NULL, NULL);
+  h_result r;
+  H_RUN(&r, NULL, "--config", f.config, "inspect", "daytona");
+  H_ASSERT_STATUS(&r, 0);
+  assert_true(h_contains(r.out, r.out_len, "UNKNOWN"));
+  assert_true(h_contains(r.out, r.out_len,
+                         "reason:         the backend declares it unverified: Daytona's own documentation "
+                         "contradicts itself: docs/en/sandboxes says a dedicated kernel, docs/en/linux-sandboxes a "
+                         "shared host kernel, docs/en/security-exhibit Sysbox, docs/en/v2/isolation Firecracker "
+                         "microVMs\n"));
+  h_result_free(&r);
+  dtf_close(&f);
+}
+
+static void test_a_missing_key_exits_69_naming_the_variable(void **state) {
+  (void)state;
+  dtf f;
+  dtf_prepare(&f, "clinokey", NULL, NULL, NULL);
+  h_result r;
+  H_RUN(&r, NULL, "--config", f.config, "run", "--backend", "daytona://", "--", "true");
+  H_ASSERT_STATUS(&r, 69);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1501]"));
+  assert_true(h_contains(r.err, r.err_len, "DAYTONA_API_KEY is not set"));
+  h_result_free(&r);
+  dtf_close(&f);
+}
+
+static void test_reap_finds_and_removes_leftovers(void **state) {
+  (void)state;
+  dtf f;
+  dtf_prepare(&f, "clireap", NULL, NULL, NULL);
+  /* As if a crashed process had left it: the labels a create puts on. */
+  char *id = dtf_raw_sandbox(&f, "{\"sandboxio.managed\":\"true\",\"tenant_id\":\"t9\"}");
+  h_opts o = {.env = key_env(&f)};
+  h_result r;
+  H_RUN(&r, &o, "--config", f.config, "reap", "--backend", "daytona");
+  H_ASSERT_STATUS(&r, 0);
+  assert_true(h_contains(r.out, r.out_len, id));
+  assert_true(h_contains(r.out, r.out_len, "tenant_id=t9"));
+  h_result_free(&r);
+  assert_int_equal(dtf_alive(&f), 1); /* a dry run by default */
+  H_RUN(&r, &o, "--config", f.config, "reap", "--backend", "daytona", "--kill");
+  H_ASSERT_STATUS(&r, 0);
+  assert_true(h_contains(r.out, r.out_len, "killed"));
+  h_result_free(&r);
+  free(id);
+  dtf_close(&f); /* none alive */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_a_requirement_exits_78_and_nothing_is_created),
+      cmocka_unit_test(test_without_a_requirement_it_warns_once_and_runs),
+      cmocka_unit_test(test_inspect_explains_the_unknown_tier),
+      cmocka_unit_test(test_a_missing_key_exits_69_naming_the_variable),
+      cmocka_unit_test(test_reap_finds_and_removes_leftovers),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
