@@ -234,3 +234,10 @@ sbio_code sbio__audit_emit(sbio_host *host, sbio__event *ev, int op_failed, sbio
   free(line);
   return rc;
 }
+
+sbio_code sbio__audit_finish(sbio_host *host, sbio__event *ev, sbio_code rc, sbio_error *err) {
+  if (rc != SBIO_OK) sbio__host_redact_error(host, err);
+  sbio__event_outcome(ev, rc, err);
+  sbio_code sink = sbio__audit_emit(host, ev, rc != SBIO_OK, err);
+  return rc != SBIO_OK ? rc : sink;
+}

@@ -62,5 +62,8 @@ void sbio__event_outcome(sbio__event *ev, sbio_code code, const sbio_error *err)
  * event. Returns SBIO_OK or SBIO_E_AUDIT_SINK (and fills err) per the
  * on_failure rule above. */
 sbio_code sbio__audit_emit(struct sbio_host *host, sbio__event *ev, int op_failed, sbio_error *err);
+/* Closes an operation's event: redacts err when rc failed, records the
+ * outcome, emits. Returns rc, or the sink's failure when rc succeeded. */
+sbio_code sbio__audit_finish(struct sbio_host *host, sbio__event *ev, sbio_code rc, sbio_error *err);
 
 #endif

@@ -127,10 +127,7 @@ static sbio_code exec_common(sbio_sandbox *sb, const char *const *argv, const ch
 
   if (rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT) sbio__event_int(&ev, "exit_code", exit_code);
   sbio__event_int(&ev, "bytes_out", col.bytes);
-  if (rc != SBIO_OK) sbio__host_redact_error(host, err);
-  sbio__event_outcome(&ev, rc, err);
-  sbio_code sink = sbio__audit_emit(host, &ev, rc != SBIO_OK, err);
-  if (rc == SBIO_OK) rc = sink;
+  rc = sbio__audit_finish(host, &ev, rc, err);
   /* On a deadline the caller still gets what was printed before it. */
   if (out && (rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT))
     *out = result;

@@ -45,11 +45,8 @@ static sbio_code file_op_end(sbio_sandbox *sb, sbio__event *ev, int failed, cons
   if (failed) {
     rc = sbio__error_from_backend(err, bk, sb->backend->name);
     sbio__error_set_sandbox_id(err, sb->id);
-    sbio__host_redact_error(sb->host, err);
   }
-  sbio__event_outcome(ev, rc, err);
-  sbio_code sink = sbio__audit_emit(sb->host, ev, rc != SBIO_OK, err);
-  return rc != SBIO_OK ? rc : sink;
+  return sbio__audit_finish(sb->host, ev, rc, err);
 }
 
 static void init_call(sbio__call *c, sbio_sandbox *sb) {

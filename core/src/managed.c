@@ -126,12 +126,9 @@ sbio_code sbio_managed_kill(sbio_host *host, const char *backend, const char *sa
   if (b->ops->kill_managed(b->instance, sandbox_id, &c.call, killed, &bk) != 0) {
     rc = sbio__error_from_backend(err, &bk, b->name);
     sbio__error_set_sandbox_id(err, sandbox_id);
-    sbio__host_redact_error(host, err);
   }
   sbio__event_int(&ev, "killed", *killed);
-  sbio__event_outcome(&ev, rc, err);
-  sbio_code sink = sbio__audit_emit(host, &ev, rc != SBIO_OK, err);
-  return rc != SBIO_OK ? rc : sink;
+  return sbio__audit_finish(host, &ev, rc, err);
 }
 
 size_t sbio_managed_list_count(const sbio_managed_list *l) {

@@ -142,13 +142,6 @@ static void discard(sbio_host *host, struct sbio_backend_info *b, void *handle, 
   if (SBIO_OPS_HAS(b->ops, release)) b->ops->release(handle);
 }
 
-static sbio_code finish_event(sbio_host *host, sbio__event *ev, sbio_code rc, sbio_error *err) {
-  if (rc != SBIO_OK) sbio__host_redact_error(host, err);
-  sbio__event_outcome(ev, rc, err);
-  sbio_code sink = sbio__audit_emit(host, ev, rc != SBIO_OK, err);
-  return rc != SBIO_OK ? rc : sink;
-}
-
 /* -------------------------------------------------------------- create */
 sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_create_options *opts, sbio_sandbox **out,
                               sbio_error *err) {
@@ -194,7 +187,7 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
       (rc = sbio__policy_capabilities(host, b, needed, err)) != SBIO_OK ||
       (rc = sbio__policy_precheck(host, b, required, err)) != SBIO_OK) {
     sbio__event_str(&ev, "required_tier", sbio_tier_name(required));
-    rc = finish_event(host, &ev, rc, err);
+    rc = sbio__audit_finish(host, &ev, rc, err);
     goto out_uri;
   }
   sbio__event_str(&ev, "required_tier", required == SBIO_TIER_UNKNOWN ? NULL : sbio_tier_name(required));
@@ -213,7 +206,7 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
     sbio__event_str(&ev, "mechanism", planned);
   }
   if (rc != SBIO_OK) {
-    rc = finish_event(host, &ev, rc, err);
+    rc = sbio__audit_finish(host, &ev, rc, err);
     goto out_uri;
   }
   cJSON_Delete(ev.obj);
@@ -236,7 +229,7 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   if (b->ops->create(b->instance, &req, &c.call, &handle, &info, &bk) != 0) {
     rc = sbio__error_from_backend(err, &bk, b->name);
     sbio__event_str(&ev, "event", "create_failed");
-    rc = finish_event(host, &ev, rc, err);
+    rc = sbio__audit_finish(host, &ev, rc, err);
     goto out_uri;
   }
   info.id[sizeof info.id - 1] = '\0';
@@ -267,12 +260,12 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   if (!sb) {
     discard(host, b, handle, info.id);
     sbio__event_str(&ev, "event", "create_failed");
-    rc = finish_event(host, &ev, rc, err);
+    rc = sbio__audit_finish(host, &ev, rc, err);
     goto out_uri;
   }
   sb->timeout_s = timeout_s;
   sbio__event_sandbox(&ev, sb);
-  rc = finish_event(host, &ev, SBIO_OK, err);
+  rc = sbio__audit_finish(host, &ev, SBIO_OK, err);
   if (rc != SBIO_OK) {
     /* The audit sink must record every sandbox: without it, none exists. */
     sbio_sandbox_close(sb, NULL);
@@ -360,7 +353,7 @@ sbio_code sbio_sandbox_kill(sbio_sandbox *sb, sbio_error *err) {
     }
   }
   if (rc == SBIO_OK) sb->destroyed = 1;
-  rc = finish_event(host, &ev, rc, err);
+  rc = sbio__audit_finish(host, &ev, rc, err);
   pthread_mutex_unlock(&sb->kill_lock);
   return rc;
 }
