@@ -12,6 +12,7 @@
 #include "host_open.h"
 #include "interrupt.h"
 #include "output.h"
+#include "progress.h"
 #include "run_options.h"
 
 #include <errno.h>
@@ -185,6 +186,15 @@ static void close_sandbox(sbio_sandbox *sb) {
   sbio_error_free(err);
 }
 
+/* The create, during which a pull may draw a progress bar: whatever the
+ * outcome, the bar is gone before anything else is printed. */
+static sbio_code create_sandbox(sbio_host *host, const char *uri, const sbio_create_options *copts, sbio_sandbox **sb,
+                                sbio_error *err) {
+  sbio_code rc = sbio_sandbox_create(host, uri, copts, sb, err);
+  cli_progress_clear();
+  return rc;
+}
+
 static int create_and_run(sbio_host *host, const run_options *o, const unsigned char *in, size_t in_len,
                           cli_interrupt *watcher) {
   sbio_create_options *copts = NULL;
@@ -205,7 +215,7 @@ static int create_and_run(sbio_host *host, const run_options *o, const unsigned 
     exit_code = cli_error_oom(0);
   } else if (cli_interrupt_signal(watcher)) {
     exit_code = CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher);
-  } else if (sbio_sandbox_create(host, o->uri, copts, &sb, err) != SBIO_OK) {
+  } else if (create_sandbox(host, o->uri, copts, &sb, err) != SBIO_OK) {
     exit_code = cli_interrupt_signal(watcher) ? CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher)
                                               : cli_error_report_sbio(err, 0);
   } else {
@@ -246,7 +256,7 @@ int cli_cmd_run(cli_globals *g, int argc, char **argv) {
     exit_code = CLI_EXIT_INTERNAL;
   } else {
     sbio_host *host = NULL;
-    exit_code = cli_host_open(g, NULL, 0, &host);
+    exit_code = cli_host_open_with_progress(g, &host);
     if (exit_code == 0) {
       exit_code = create_and_run(host, &o, in, in_len, watcher);
       sbio_host_close(host);

@@ -2,6 +2,7 @@
 #include "host_open.h"
 
 #include "errors.h"
+#include "progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +22,12 @@ static void log_to_stderr(sbio_log_level level, const char *message, void *user)
     label = "debug";
   else
     return;
+  cli_progress_clear(); /* a line of its own, not the tail of a progress bar */
   fprintf(stderr, "sbio: %s: %s\n", label, message);
 }
 
-sbio_code cli_host_open_raw(const cli_globals *g, const char *config_file, sbio_host **out, sbio_error *err) {
+static sbio_code open_host(const cli_globals *g, const char *config_file, int progress, sbio_host **out,
+                           sbio_error *err) {
   sbio_host_options *opts = sbio_host_options_new();
   sbio_code rc = SBIO_E_INTERNAL;
   *out = NULL;
@@ -40,6 +43,9 @@ sbio_code cli_host_open_raw(const cli_globals *g, const char *config_file, sbio_
   if (rc == SBIO_OK && g->backend_path) rc = sbio_host_options_set_backend_path(opts, g->backend_path);
   /* The callback only reads the globals, which outlive the host. */
   if (rc == SBIO_OK) rc = sbio_host_options_set_log_callback(opts, log_to_stderr, (void *)g);
+  /* Only where a bar can be drawn: elsewhere progress is not even asked for. */
+  if (rc == SBIO_OK && progress && cli_progress_enabled())
+    rc = sbio_host_options_set_progress_callback(opts, cli_progress_update, NULL);
   /* The caller's W3C trace context (a CI job, an agent): our spans become
    * its children. A malformed value is ignored by the library, with a
    * warning. */
@@ -50,10 +56,14 @@ sbio_code cli_host_open_raw(const cli_globals *g, const char *config_file, sbio_
   return rc;
 }
 
-int cli_host_open(const cli_globals *g, const char *config_file, int json, sbio_host **out) {
+sbio_code cli_host_open_raw(const cli_globals *g, const char *config_file, sbio_host **out, sbio_error *err) {
+  return open_host(g, config_file, 0, out, err);
+}
+
+static int open_reported(const cli_globals *g, const char *config_file, int json, int progress, sbio_host **out) {
   sbio_error *err = sbio_error_new();
   if (!err) return cli_error_oom(json);
-  sbio_code rc = cli_host_open_raw(g, config_file, out, err);
+  sbio_code rc = open_host(g, config_file, progress, out, err);
   int exit_code = 0;
   if (rc != SBIO_OK) {
     if (sbio_error_code(err) == SBIO_OK) {
@@ -66,4 +76,12 @@ int cli_host_open(const cli_globals *g, const char *config_file, int json, sbio_
   }
   sbio_error_free(err);
   return exit_code;
+}
+
+int cli_host_open(const cli_globals *g, const char *config_file, int json, sbio_host **out) {
+  return open_reported(g, config_file, json, 0, out);
+}
+
+int cli_host_open_with_progress(const cli_globals *g, sbio_host **out) {
+  return open_reported(g, NULL, 0, 1, out);
 }

@@ -57,6 +57,13 @@ sbio_code sbio_host_options_set_log_callback(sbio_host_options *opts, sbio_log_f
   return SBIO_OK;
 }
 
+sbio_code sbio_host_options_set_progress_callback(sbio_host_options *opts, sbio_progress_fn fn, void *user) {
+  if (!opts) return SBIO_E_INVALID_ARGUMENT;
+  opts->progress_fn = fn;
+  opts->progress_user = fn ? user : NULL;
+  return SBIO_OK;
+}
+
 sbio_code sbio_host_options_add_audit_callback(sbio_host_options *opts, sbio_audit_fn fn, void *user) {
   if (!opts || !fn || opts->n_audit_cbs == SBIO__MAX_AUDIT_CALLBACKS) return SBIO_E_INVALID_ARGUMENT;
   opts->audit_cbs[opts->n_audit_cbs].fn = fn;
@@ -85,6 +92,17 @@ static char *svc_redact(void *host_data, const char *text) {
 static void svc_free_string(void *host_data, char *text) {
   (void)host_data;
   free(text);
+}
+
+/* Forwards a backend's progress to the application. `what` comes from the
+ * backend: redacted like every other backend text, and a step without a
+ * name or with impossible numbers is dropped rather than passed on. */
+static void svc_progress(void *host_data, const char *what, int64_t done, int64_t total) {
+  sbio_host *host = host_data;
+  if (!host->progress_fn || !what || done < 0 || total < -1) return;
+  char *clean = sbio__redact(&host->redactor, what);
+  if (clean) host->progress_fn(clean, done, total, host->progress_user);
+  free(clean);
 }
 
 static int call_cancelled(const sbio_bk_call *call) {
@@ -197,10 +215,13 @@ sbio_code sbio_host_open(const sbio_host_options *opts, sbio_host **out, sbio_er
                                         .log = svc_log,
                                         .monotonic_ns = svc_monotonic,
                                         .redact = svc_redact,
-                                        .free_string = svc_free_string};
+                                        .free_string = svc_free_string,
+                                        .progress = svc_progress};
   if (opts) {
     host->log_fn = opts->log_fn;
     host->log_user = opts->log_user;
+    host->progress_fn = opts->progress_fn;
+    host->progress_user = opts->progress_user;
     memcpy(host->audit.cbs, opts->audit_cbs, sizeof host->audit.cbs);
     host->audit.n_cbs = opts->n_audit_cbs;
   }

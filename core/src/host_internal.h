@@ -23,6 +23,8 @@ struct sbio_host_options {
   char *backend_path;
   sbio_log_fn log_fn;
   void *log_user;
+  sbio_progress_fn progress_fn;
+  void *progress_user;
   sbio__audit_callback audit_cbs[SBIO__MAX_AUDIT_CALLBACKS];
   size_t n_audit_cbs;
   int64_t now;
@@ -36,6 +38,8 @@ struct sbio_host {
   sbio__trust_policy trust;
   sbio_log_fn log_fn;
   void *log_user;
+  sbio_progress_fn progress_fn; /* NULL: progress is dropped */
+  void *progress_user;
   sbio__redactor redactor;
   sbio__audit audit;
   struct sbio__tracer *tracer; /* NULL unless spans are exported (trace.h) */

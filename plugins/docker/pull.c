@@ -2,6 +2,7 @@
 
 #include "errmap.h"
 #include "http.h"
+#include "pull_progress.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -53,12 +54,21 @@ static void split_ref(const char *image, char *repo, size_t rsize, char *tag, si
 typedef struct progress {
   dk_instance *inst;
   const char *image;
+  char what[300]; /* "pull IMAGE": the step's name for the host */
   char line[8192];
   size_t len;
   int overflow;
   char error[400];
   int64_t last_log;
+  dk_pull_progress bytes; /* the layers summed for the host */
 } progress;
+
+/* To the host's progress service (ABI 1.2), if this host has one. */
+static void to_host(void *user, int64_t done, int64_t total) {
+  const progress *p = user;
+  const sbio_host_services *host = p->inst->host;
+  if (SBIO_HOST_HAS(host, progress)) host->progress(host->host_data, p->what, done, total);
+}
 
 static void progress_line(progress *p, const char *line) {
   cJSON *root = cJSON_Parse(line);
@@ -75,6 +85,9 @@ static void progress_line(progress *p, const char *line) {
   const cJSON *pd = cJSON_GetObjectItemCaseSensitive(root, "progressDetail");
   const cJSON *cur = pd ? cJSON_GetObjectItemCaseSensitive(pd, "current") : NULL;
   const cJSON *tot = pd ? cJSON_GetObjectItemCaseSensitive(pd, "total") : NULL;
+  if (cJSON_IsString(status) && status->valuestring)
+    sbio__dk_pull_progress_line(&p->bytes, status->valuestring,
+                                cJSON_IsString(id) && id->valuestring ? id->valuestring : "", cur, tot);
   if (cJSON_IsString(status) && status->valuestring) {
     int64_t now = sbio__dk_now(p->inst);
     int is_bytes = cJSON_IsNumber(cur) && cJSON_IsNumber(tot) && tot->valuedouble > 0;
@@ -129,6 +142,8 @@ int sbio__dk_image_pull(dk_instance *inst, const char *image, int64_t deadline, 
   if (!p) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
   p->inst = inst;
   p->image = image;
+  snprintf(p->what, sizeof p->what, "pull %.280s", image);
+  sbio__dk_pull_progress_init(&p->bytes, to_host, p);
   sbio__dk_log(inst, SBIO_BK_LOG_INFO, "pull %s: pulling from its registry", image);
   dk_http_req req = {.method = "POST",
                      .path = path,
@@ -149,6 +164,7 @@ int sbio__dk_image_pull(dk_instance *inst, const char *image, int64_t deadline, 
                            "docker: %s failed: %s", what, p->error);
   } else {
     sbio__dk_log(inst, SBIO_BK_LOG_INFO, "pull %s: done", image);
+    sbio__dk_pull_progress_finish(&p->bytes);
     rc = SBIO_OK;
   }
   sbio__dk_http_resp_free(&resp);

@@ -1,5 +1,7 @@
 /* Images: is it there, and pulling it (policy missing|always|never). Pull
- * progress goes to the host's log as it arrives, one line per layer step. */
+ * progress goes to the host's log as it arrives, one line per layer step,
+ * and, summed over the layers as downloaded/total bytes, to the host's
+ * progress service (ABI 1.2) as the step "pull IMAGE". */
 #ifndef SBIO_DOCKER_PULL_H
 #define SBIO_DOCKER_PULL_H
 

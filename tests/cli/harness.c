@@ -135,7 +135,7 @@ static int open_pty(int *slave) {
   return master;
 }
 
-void h_start(h_proc *p, const h_opts *opts, const char *const *argv) {
+static void start_proc(h_proc *p, const h_opts *opts, int pty_stderr, const char *const *argv) {
   int out[2], err[2], slave = -1;
   if (opts && opts->pty_stdout) {
     out[0] = open_pty(&slave);
@@ -143,7 +143,12 @@ void h_start(h_proc *p, const h_opts *opts, const char *const *argv) {
   } else {
     assert_int_equal(pipe(out), 0);
   }
-  assert_int_equal(pipe(err), 0);
+  if (pty_stderr) {
+    err[0] = open_pty(&slave);
+    err[1] = slave;
+  } else {
+    assert_int_equal(pipe(err), 0);
+  }
 
   size_t argc = 0;
   while (argv[argc]) argc++;
@@ -183,6 +188,10 @@ void h_start(h_proc *p, const h_opts *opts, const char *const *argv) {
   close(err[1]);
   p->out_fd = out[0];
   p->err_fd = err[0];
+}
+
+void h_start(h_proc *p, const h_opts *opts, const char *const *argv) {
+  start_proc(p, opts, 0, argv);
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n) {
@@ -237,6 +246,12 @@ void h_finish(h_proc *p, h_result *r) {
 void h_run(h_result *r, const h_opts *opts, const char *const *argv) {
   h_proc p;
   h_start(&p, opts, argv);
+  h_finish(&p, r);
+}
+
+void h_run_pty_stderr(h_result *r, const h_opts *opts, const char *const *argv) {
+  h_proc p;
+  start_proc(&p, opts, 1, argv);
   h_finish(&p, r);
 }
 

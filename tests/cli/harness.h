@@ -41,6 +41,11 @@ char *h_read(const char *path);
 void h_run(h_result *r, const h_opts *opts, const char *const *argv);
 #define H_RUN(r, opts, ...) h_run((r), (opts), (const char *const[]){__VA_ARGS__, NULL})
 
+/* Same with stderr on a pseudo-terminal (what a person at a terminal
+ * sees: progress bars, for instance). */
+void h_run_pty_stderr(h_result *r, const h_opts *opts, const char *const *argv);
+#define H_RUN_PTY_STDERR(r, opts, ...) h_run_pty_stderr((r), (opts), (const char *const[]){__VA_ARGS__, NULL})
+
 /* Starts sbio without waiting; h_finish collects it. */
 typedef struct h_proc {
   pid_t pid;

@@ -62,6 +62,12 @@ int dx_env_load(dx_env *e) {
       e->runsc = atoi(line + 6);
     } else if (!strncmp(line, "external=", 9)) {
       e->external = atoi(line + 9);
+    } else if (!strncmp(line, "registry=", 9)) {
+      if (copy_field(e->registry, sizeof e->registry, line + 9) != 0) rc = 1;
+    } else if (!strncmp(line, "pull_image=", 11)) {
+      if (copy_field(e->pull_image, sizeof e->pull_image, line + 11) != 0) rc = 1;
+    } else if (!strncmp(line, "registry_skip=", 14)) {
+      snprintf(e->registry_skip, sizeof e->registry_skip, "%.200s", line + 14);
     }
   }
   fclose(fp);

@@ -16,6 +16,12 @@ typedef struct dx_env {
   char image[128];
   int runsc;    /* runsc is registered with the engine */
   int external; /* SBIO_TEST_DOCKER_HOST: not ours to kill */
+  /* The harness's private registry, for the pull tests: "127.0.0.1:PORT"
+   * and an image there that the engine does not have; both "" when there
+   * is none, and then registry_skip says why. */
+  char registry[64];
+  char pull_image[256];
+  char registry_skip[256];
 } dx_env;
 
 /* Reads the state written by `engine.sh start`. 0 when an engine is there;

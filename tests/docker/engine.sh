@@ -11,6 +11,15 @@
 # failing to start is an error. SBIO_TEST_DOCKER_HOST=unix:///... uses an
 # existing engine instead (nothing is started or stopped; the image is
 # imported if it is missing).
+#
+# For the pull tests it also starts a private registry (Debian's
+# docker-registry, the Distribution registry) on 127.0.0.1:<free port>,
+# storage under STATE_DIR, no auth; the engine pulls from loopback
+# registries over plain HTTP without configuration (127.0.0.0/8 is an
+# insecure registry by default). It pushes a small image of its own (not
+# the test image: its layer must be absent locally for a pull to download
+# anything) and removes it from the engine: state lines registry= and
+# pull_image=, or registry_skip=<reason>.
 set -u
 cmd=${1:?usage: engine.sh start|stop|kill STATE_DIR}
 dir=${2:?usage: engine.sh start|stop|kill STATE_DIR}
@@ -62,6 +71,108 @@ build_image() {
   rm -rf "$root" "$dir/rootfs.tar"
 }
 
+# ------------------------------------------------------------ registry
+registry_off() { # reason
+  say "no registry for the pull tests: $1"
+  echo "registry_skip=$1" >>"$state"
+}
+
+port_busy() { # port: something listens on it (IPv4 or IPv6)
+  local hex
+  hex=$(printf ':%04X ' "$1")
+  grep -qi -- "$hex" /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+stop_registry() {
+  local pid
+  pid=$(cat "$dir/registry.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"
+    wait_gone "$pid" 50 || kill -KILL "$pid" 2>/dev/null
+  fi
+  rm -f "$dir/registry.pid"
+}
+
+# Starts the registry on a free loopback port; echoes the port, or nothing.
+run_registry() {
+  local bin=$1 reg=$dir/registry try port pid i
+  for try in $(seq 1 20); do
+    port=$((20000 + RANDOM % 40000))
+    port_busy "$port" && continue
+    cat >"$reg/config.yml" <<EOC
+version: 0.1
+log:
+  level: warn
+  accesslog:
+    disabled: true
+storage:
+  filesystem:
+    rootdirectory: $reg/storage
+  delete:
+    enabled: true
+http:
+  addr: 127.0.0.1:$port
+EOC
+    setsid "$bin" serve "$reg/config.yml" >"$reg/registry.log" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$dir/registry.pid"
+    for i in $(seq 1 50); do # 10 s at most
+      kill -0 "$pid" 2>/dev/null || break # lost the port to someone else: next one
+      if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        echo "$port"
+        return 0
+      fi
+      sleep 0.2
+    done
+    stop_registry
+  done
+  return 1
+}
+
+start_registry() {
+  stop_registry # a leftover from an interrupted run
+  local bin
+  bin=$(command -v docker-registry || true)
+  if [ -z "$bin" ]; then
+    registry_off "docker-registry is not installed (apt-get install docker-registry)"
+    return 0
+  fi
+  rm -rf "$dir/registry"
+  mkdir -p "$dir/registry/storage" "$dir/registry/rootfs/bin" "$dir/registry/rootfs/etc"
+  local port
+  port=$(run_registry "$bin")
+  if [ -z "$port" ]; then
+    registry_off "docker-registry did not start (log: $dir/registry/registry.log)"
+    return 0
+  fi
+  # An image of its own: the test image's layout (build_image checked that
+  # busybox is static) and a marker file the test reads back.
+  local root=$dir/registry/rootfs pull_image=127.0.0.1:$port/sbio/pulltest:v1 bb a
+  bb=$(command -v busybox)
+  [ -x /bin/busybox ] && bb=/bin/busybox
+  mkdir -p "$root/tmp" "$root/work" "$root/proc" "$root/sys" "$root/dev"
+  chmod 1777 "$root/tmp"
+  cp "$bb" "$root/bin/busybox"
+  for a in $("$bb" --list); do
+    [ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"
+  done
+  echo "sbio pull test" >"$root/etc/sbio-pulltest"
+  echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
+  echo 'root:x:0:' >"$root/etc/group"
+  if ! tar -C "$root" -cf "$dir/registry/rootfs.tar" . ||
+    ! dockercli import "$dir/registry/rootfs.tar" "$pull_image" >/dev/null ||
+    ! dockercli push "$pull_image" >"$dir/registry/push.log" 2>&1 ||
+    ! dockercli rmi "$pull_image" >/dev/null; then
+    tail -5 "$dir/registry/push.log" >&2 2>/dev/null
+    stop_registry
+    registry_off "could not push the pull test image to the registry at 127.0.0.1:$port"
+    return 0
+  fi
+  rm -rf "$root" "$dir/registry/rootfs.tar"
+  printf 'registry=127.0.0.1:%s\npull_image=%s\n' "$port" "$pull_image" >>"$state"
+  say "registry up at 127.0.0.1:$port with $pull_image"
+}
+
 has_runsc() {
   dockercli info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"' && echo 1 || echo 0
 }
@@ -74,6 +185,7 @@ start() {
     dockercli version >/dev/null 2>&1 || no_engine "no engine answers at SBIO_TEST_DOCKER_HOST=$host"
     build_image
     printf 'host=%s\nimage=%s\nrunsc=%s\nexternal=1\n' "$host" "$image" "$(has_runsc)" >"$state"
+    start_registry
     return 0
   fi
   command -v dockerd >/dev/null 2>&1 || no_engine "dockerd is not installed (apt-get install docker.io)"
@@ -109,6 +221,7 @@ start() {
   build_image
   printf 'host=%s\nimage=%s\nrunsc=%s\npid=%s\n' "$host" "$image" "$(has_runsc)" "$pid" >"$state"
   say "engine up at $host (pid $pid)"
+  start_registry
 }
 
 # Waits for a pid to end, up to $2 tenths of a second.
@@ -164,6 +277,7 @@ leftover_shims() {
 case "$cmd" in
 start) start ;;
 stop)
+  stop_registry
   if grep -q '^external=1' "$state" 2>/dev/null || [ -n "${SBIO_TEST_DOCKER_HOST:-}" ]; then exit 0; fi
   host=unix://$dir/docker.sock
   pid=$(cat "$dir/docker.pid" 2>/dev/null || true)
@@ -174,6 +288,7 @@ stop)
     start
   fi
   stop_engine
+  stop_registry # again: a restart above starts one
   say "engine stopped"
   ;;
 kill)

@@ -67,7 +67,7 @@ static void host_free(void *data, char *text) {
 }
 
 static const sbio_host_services host = {
-    sizeof(sbio_host_services), NULL, host_log, host_monotonic, host_redact, host_free};
+    sizeof(sbio_host_services), NULL, host_log, host_monotonic, host_redact, host_free, NULL};
 
 static int call_cancelled(const sbio_bk_call *call) {
   (void)call;

@@ -310,6 +310,19 @@ SBIO_API const char *sbio_host_trace_endpoint(const sbio_host *host);
 SBIO_API sbio_code sbio_backend_probe(sbio_host *host, const char *name, char *detail, size_t detail_size,
                                       sbio_error *err);
 
+/* ---------------------------------------------------------------- progress */
+/* Progress of a long step inside an operation, such as the image pull of a
+ * sbio_sandbox_create: `what` names the step ("pull python:3.12-slim",
+ * redacted), `done` and `total` count its units (bytes for a pull), and
+ * `total` is -1 while unknown. Called on the thread running the operation,
+ * only when a number changed; `done` never goes down and a step that
+ * succeeds ends with done == total. Backends built before ABI 1.2 never
+ * report progress. */
+typedef void (*sbio_progress_fn)(const char *what, int64_t done, int64_t total, void *user);
+/* Where progress goes; without a callback (the default, or fn NULL) it is
+ * dropped. `user` must outlive the host. */
+SBIO_API sbio_code sbio_host_options_set_progress_callback(sbio_host_options *opts, sbio_progress_fn fn, void *user);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,8 +30,9 @@ extern "C" {
 #define SBIO_BACKEND_ABI_MAJOR 1
 /* Minor versions (appended operations, see "Stability" above):
  *   1.0  the first table
- *   1.1  probe */
-#define SBIO_BACKEND_ABI_MINOR 1
+ *   1.1  probe
+ *   1.2  sbio_host_services.progress (check it with SBIO_HOST_HAS) */
+#define SBIO_BACKEND_ABI_MINOR 2
 #define SBIO_BACKEND_ENTRY_SYMBOL "sbio_backend_entry_v1"
 
 /* ELF note: owner "sandboxio", type 'SBIO'. The descriptor is the metadata
@@ -84,7 +85,20 @@ typedef struct sbio_host_services {
    * replaced by "***"; free it with free_string. NULL on OOM. */
   char *(*redact)(void *host_data, const char *text);
   void (*free_string)(void *host_data, char *text);
+  /* ABI 1.2. Progress of a long step inside an operation, for a progress
+   * bar: `what` names the step ("pull python:3.12-slim"; no secrets),
+   * `done` and `total` count its units (bytes for a pull), total -1 while
+   * unknown. Call it on the operation's thread, only when something
+   * changed, and end a successful step with done == total. A host older
+   * than 1.2 has no such member: test SBIO_HOST_HAS(host, progress). */
+  void (*progress)(void *host_data, const char *what, int64_t done, int64_t total);
 } sbio_host_services;
+
+/* True when the host provides the service (its struct is large enough and
+ * the pointer is non-NULL): the same rule as SBIO_OPS_HAS, for services
+ * appended after ABI 1.0. */
+#define SBIO_HOST_HAS(host, field)                                                                                     \
+  ((host)->size >= offsetof(sbio_host_services, field) + sizeof((host)->field) && (host)->field != NULL)
 
 /* Per-call context: the deadline and a cancellation check. */
 typedef struct sbio_bk_call {
