@@ -7,6 +7,9 @@ packages=(
   libltdl-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libarchive-dev
   libcmocka-dev
   docker.io runsc busybox-static   # the docker backend's tests run a private engine
+  docker-registry                  # ...and a loopback registry to test real pulls
+  openssl curl                     # TLS engine tests: certificates made at test time
+  podman catatonit runc            # the docker backend is also tested against Podman
   dpkg-dev file groff-base         # packaging tests: cpack's .deb generator, man page checks
 )
 missing=()

@@ -7,6 +7,7 @@
 #include "engine.h"
 #include "errmap.h"
 #include "http.h"
+#include "podman.h"
 #include "pull.h"
 
 #include <cjson/cJSON.h>
@@ -259,6 +260,17 @@ int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio
   if (rc == SBIO_OK) rc = observed_runtime(inst, id, call->deadline_ns, observed, sizeof observed, err);
   dk_sandbox *sb = NULL;
   char mechanism[64] = "";
+  if (rc == SBIO_OK) sbio__dk_podman_runtime(inst, id, call->deadline_ns, observed, sizeof observed);
+  /* Podman's compat create ignores HostConfig.Runtime and runs its own
+   * default: a configured runtime that did not run is an error, not a
+   * silently weaker sandbox. */
+  if (rc == SBIO_OK && inst->settings.runtime && strcmp(observed, runtime) != 0 && strcmp(observed, "unknown") != 0)
+    rc = sbio_bk_error_set(err, SBIO_E_CREATE,
+                           "this engine does not honour the runtime setting (Podman: set the runtime in "
+                           "containers.conf, [engine] runtime, and leave the setting out)",
+                           "docker: the engine at %s ran container %.12s with runtime '%.40s', not the configured "
+                           "'%.40s'",
+                           inst->endpoint.display, id, observed, runtime);
   if (rc == SBIO_OK) {
     sbio__dk_engine_mechanism(inst, observed, call->deadline_ns, mechanism, sizeof mechanism);
     sb = sbio__dk_sandbox_new(inst, id, mechanism);

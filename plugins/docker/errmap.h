@@ -17,10 +17,13 @@ const char *sbio__dk_engine_message(const dk_http_resp *resp, char *buf, size_t 
 int sbio__dk_fail(const dk_instance *inst, const dk_http_resp *resp, int code, int timeout_code, const char *what,
                   sbio_bk_error *err);
 
+/* True for a 404 that means the container, not a path, is missing. */
+int sbio__dk_no_such_container(const dk_http_resp *resp);
 /* True when the transfer could not reach the engine at all. */
 int sbio__dk_unreachable(const dk_http_resp *resp);
 /* True for the answers meaning the container is gone: 404, or 409 "is not
- * running" / "is restarting" / "is paused" (all mean: no exec possible). */
+ * running" / "is restarting" / "is paused" (all mean: no exec possible),
+ * or Podman's 500 "container state improper". */
 int sbio__dk_container_gone(const dk_http_resp *resp);
 
 #endif

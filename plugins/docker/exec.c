@@ -293,11 +293,23 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
                            r->exec_id);
 }
 
-/* The connection broke mid-stream: the container died, or the engine. */
-static int lost(exec_run *r, sbio_bk_error *err) {
+/* The connection broke mid-stream: the container died, or the engine, or
+ * (Podman) the process ended without reading all of its stdin: Podman then
+ * closes the attach connection with our unread bytes in it, which arrives
+ * as a reset, not an EOF. The exec's own record tells them apart. */
+static int lost(exec_run *r, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
-  int state = sbio__dk_container_running(inst, r->sb->id, sbio__dk_now(inst) + PROBE_BUDGET_NS, NULL);
+  int64_t budget = sbio__dk_now(inst) + PROBE_BUDGET_NS;
+  int state = sbio__dk_container_running(inst, r->sb->id, budget, NULL);
   if (state == 0) return gone_error(r, err);
+  dk_exec_state st;
+  dk_http_resp resp;
+  int rc = state == 1 ? sbio__dk_exec_inspect(inst, r->exec_id, budget, &st, &resp) : -1;
+  if (state == 1) sbio__dk_http_resp_free(&resp);
+  if (rc == 0 && st.found && !st.running && st.has_exit) {
+    *exit_code = st.exit_code;
+    return SBIO_OK;
+  }
   return sbio_bk_error_set(err, SBIO_E_EXEC, "check that the Docker engine is running (it may have restarted)",
                            "docker: lost the connection to the Docker engine at %s during the exec in sandbox %s",
                            inst->endpoint.display, r->sb->short_id);
@@ -341,7 +353,7 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
     return gone_error(r, err);
   case END_LOST:
     *exit_code = 137;
-    return lost(r, err);
+    return lost(r, exit_code, err);
   case END_BROKEN:
     return finish(r, exit_code, err);
   case END_DEADLINE:

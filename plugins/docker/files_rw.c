@@ -47,7 +47,7 @@ static size_t b64decode(const char *in, char *out, size_t size) {
 
 int sbio__dk_archive_fail(dk_sandbox *sb, const dk_http_resp *resp, const char *abs, const char *what,
                           sbio_bk_error *err) {
-  if (resp->status == 404 && resp->body && strstr(resp->body, "No such container"))
+  if (sbio__dk_no_such_container(resp))
     return sbio_bk_error_set(err, SBIO_E_GONE, "create a new sandbox", "docker: sandbox %s no longer exists",
                              sb->short_id);
   if (resp->status == 404)
@@ -250,7 +250,7 @@ int sbio__dk_op_file_write(void *sandbox, const char *path, const void *data, si
     rc = sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
   else if (sbio__dk_http(sb->inst, &req, &resp) == 0 && resp.status == 200)
     rc = SBIO_OK;
-  else if (resp.status == 404 && !(resp.body && strstr(resp.body, "No such container")))
+  else if (resp.status == 404 && !sbio__dk_no_such_container(&resp))
     rc = sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, "create the directory first (mkdir with parents)",
                            "docker: write %.400s: the directory %.400s does not exist", abs, dir);
   else {

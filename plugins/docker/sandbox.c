@@ -2,6 +2,7 @@
 #include "engine.h"
 #include "errmap.h"
 #include "http.h"
+#include "podman.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -109,6 +110,7 @@ int sbio__dk_op_connect(void *instance, const char *id, const sbio_bk_call *call
   if (rc == SBIO_OK)
     rc = inspect_managed(inst, id, call->deadline_ns, 1, full, sizeof full, runtime, sizeof runtime, err);
   if (rc != SBIO_OK) return rc;
+  sbio__dk_podman_runtime(inst, full, call->deadline_ns, runtime, sizeof runtime);
   sbio__dk_engine_mechanism(inst, runtime, call->deadline_ns, mechanism, sizeof mechanism);
   dk_sandbox *sb = sbio__dk_sandbox_new(inst, full, mechanism);
   if (!sb) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
