@@ -365,6 +365,16 @@ sbio_code sbio__host_resolve_backend(sbio_host *host, const char *name, struct s
   return SBIO_OK;
 }
 
+sbio_code sbio__host_check_usable(const struct sbio_backend_info *b, sbio_error *err) {
+  if (b->status == SBIO_BACKEND_AVAILABLE || b->status == SBIO_BACKEND_LOADED) return SBIO_OK;
+  char hint[160];
+  snprintf(hint, sizeof hint, "run `sbio inspect %s` for details", b->name);
+  sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, hint, "backend %s is %s: %s", b->name,
+                  sbio_backend_status_name(b->status), b->reason);
+  sbio__error_set_backend(err, b->name);
+  return SBIO_E_BACKEND_UNAVAILABLE;
+}
+
 /* Loads the backend's code if needed; reports the first load. Caller holds
  * host->reg.lock. */
 static sbio_code ensure_loaded(sbio_host *host, struct sbio_backend_info *b, sbio_error *err) {

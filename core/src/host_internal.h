@@ -79,6 +79,9 @@ sbio_code sbio__host_backend_instance(sbio_host *host, struct sbio_backend_info 
 /* The backend's entry for an error: name, "available" list, status. */
 sbio_code sbio__host_resolve_backend(sbio_host *host, const char *name, struct sbio_backend_info **out,
                                      sbio_error *err);
+/* SBIO_E_BACKEND_UNAVAILABLE, with the reason, unless the backend is
+ * available or loaded. */
+sbio_code sbio__host_check_usable(const struct sbio_backend_info *b, sbio_error *err);
 void sbio__host_forget_sandbox(sbio_host *host, struct sbio_sandbox *sb);
 int sbio__host_adopt_sandbox(sbio_host *host, struct sbio_sandbox *sb);
 /* The mechanism entry of a backend by name, or NULL. */

@@ -20,14 +20,8 @@ sbio_code sbio_backend_probe(sbio_host *host, const char *name, char *detail, si
   struct sbio_backend_info *b = NULL;
   sbio_code rc = sbio__host_resolve_backend(host, name, &b, err);
   if (rc != SBIO_OK) return rc;
-  if (b->status != SBIO_BACKEND_AVAILABLE && b->status != SBIO_BACKEND_LOADED) {
-    char hint[160];
-    snprintf(hint, sizeof hint, "run `sbio inspect %s` for details", b->name);
-    sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, hint, "backend %s is %s: %s", b->name,
-                    sbio_backend_status_name(b->status), b->reason);
-    sbio__error_set_backend(err, b->name);
-    return SBIO_E_BACKEND_UNAVAILABLE;
-  }
+  rc = sbio__host_check_usable(b, err);
+  if (rc != SBIO_OK) return rc;
   rc = sbio__host_backend_instance(host, b, err);
   if (rc != SBIO_OK) return rc;
   if (!SBIO_OPS_HAS(b->ops, probe)) {

@@ -30,17 +30,6 @@ static double teardown_grace(sbio_host *host) {
 }
 
 /* ------------------------------------------------------------ helpers */
-static sbio_code check_usable(sbio_host *host, struct sbio_backend_info *b, sbio_error *err) {
-  (void)host;
-  if (b->status == SBIO_BACKEND_AVAILABLE || b->status == SBIO_BACKEND_LOADED) return SBIO_OK;
-  char hint[160];
-  snprintf(hint, sizeof hint, "run `sbio inspect %s` for details", b->name);
-  sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, hint, "backend %s is %s: %s", b->name,
-                  sbio_backend_status_name(b->status), b->reason);
-  sbio__error_set_backend(err, b->name);
-  return SBIO_E_BACKEND_UNAVAILABLE;
-}
-
 static void remember_secrets(sbio_host *host, const struct sbio_create_options *o) {
   for (size_t i = 0; i < o->secrets.n; i++) sbio__redactor_add(&host->redactor, o->secrets.values[i]);
   for (size_t i = 0; i < o->env.n; i++)
@@ -182,7 +171,7 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   sbio_tier required = SBIO_TIER_UNKNOWN;
   sbio_caps needed =
       SBIO_CAP_NETWORK_POLICY | (o->allow.n ? SBIO_CAP_NETWORK_ALLOWLIST : 0) | (o->gpu ? SBIO_CAP_GPU : 0);
-  if ((rc = check_usable(host, b, err)) != SBIO_OK ||
+  if ((rc = sbio__host_check_usable(b, err)) != SBIO_OK ||
       (rc = sbio__policy_required_tier(host, o->require_set, o->require, &required, err)) != SBIO_OK ||
       (rc = sbio__policy_capabilities(host, b, needed, err)) != SBIO_OK ||
       (rc = sbio__policy_precheck(host, b, required, err)) != SBIO_OK) {
@@ -286,7 +275,7 @@ sbio_code sbio_sandbox_connect(sbio_host *host, const char *backend, const char 
   *out = NULL;
   struct sbio_backend_info *b = NULL;
   sbio_code rc = sbio__host_resolve_backend(host, backend, &b, err);
-  if (rc == SBIO_OK) rc = check_usable(host, b, err);
+  if (rc == SBIO_OK) rc = sbio__host_check_usable(b, err);
   if (rc == SBIO_OK) rc = sbio__host_backend_instance(host, b, err);
   if (rc != SBIO_OK) return rc;
   if (!SBIO_OPS_HAS(b->ops, connect)) return sbio__capability_error(host, b->name, SBIO_CAP_CONNECT, err);
