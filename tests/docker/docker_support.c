@@ -14,17 +14,16 @@ double dx_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int in_ci(void) {
+int dx_in_ci(void) {
   const char *ci = getenv("CI");
   return ci && !strcmp(ci, "true");
 }
 
-/* A value that does not fit is an error, never a silently shortened path. */
-static int copy_field(char *dst, size_t size, const char *src) {
+int dx_copy_field(char *dst, size_t size, const char *src) {
   size_t n = strlen(src);
   if (n >= size) {
-    fprintf(stderr, "FAIL: docker tests: engine value too long: %.64s...\n", src);
-    return -1;
+    fprintf(stderr, "FAIL: test state value too long: %.64s...\n", src);
+    return 1;
   }
   memcpy(dst, src, n + 1);
   return 0;
@@ -42,8 +41,8 @@ int dx_env_load(dx_env *e) {
   snprintf(path, sizeof path, "%s/state", dir);
   FILE *fp = fopen(path, "r");
   if (!fp) {
-    fprintf(stderr, "%s: no engine state at %s (did docker_engine_start run?)\n", in_ci() ? "FAIL" : "SKIP", path);
-    return in_ci() ? 1 : 77;
+    fprintf(stderr, "%s: no engine state at %s (did docker_engine_start run?)\n", dx_in_ci() ? "FAIL" : "SKIP", path);
+    return dx_in_ci() ? 1 : 77;
   }
   int rc = 0;
   while (fgets(line, sizeof line, fp)) {
@@ -55,17 +54,17 @@ int dx_env_load(dx_env *e) {
       fprintf(stderr, "FAIL: docker tests: no engine: %s\n", line + 6);
       rc = 1;
     } else if (!strncmp(line, "host=", 5)) {
-      if (copy_field(e->host, sizeof e->host, line + 5) != 0) rc = 1;
+      if (dx_copy_field(e->host, sizeof e->host, line + 5) != 0) rc = 1;
     } else if (!strncmp(line, "image=", 6)) {
-      if (copy_field(e->image, sizeof e->image, line + 6) != 0) rc = 1;
+      if (dx_copy_field(e->image, sizeof e->image, line + 6) != 0) rc = 1;
     } else if (!strncmp(line, "runsc=", 6)) {
       e->runsc = atoi(line + 6);
     } else if (!strncmp(line, "external=", 9)) {
       e->external = atoi(line + 9);
     } else if (!strncmp(line, "registry=", 9)) {
-      if (copy_field(e->registry, sizeof e->registry, line + 9) != 0) rc = 1;
+      if (dx_copy_field(e->registry, sizeof e->registry, line + 9) != 0) rc = 1;
     } else if (!strncmp(line, "pull_image=", 11)) {
-      if (copy_field(e->pull_image, sizeof e->pull_image, line + 11) != 0) rc = 1;
+      if (dx_copy_field(e->pull_image, sizeof e->pull_image, line + 11) != 0) rc = 1;
     } else if (!strncmp(line, "registry_skip=", 14)) {
       snprintf(e->registry_skip, sizeof e->registry_skip, "%.200s", line + 14);
     }

@@ -26,6 +26,11 @@ typedef struct dx_env {
 
 /* Reads the state written by `engine.sh start`. 0 when an engine is there;
  * otherwise prints why and returns 77 (skip) or 1 (CI must have one). */
+/* 1 when running under CI (CI=true): a missing service fails instead of skipping. */
+int dx_in_ci(void);
+/* Copies src into dst; a value that does not fit is an error (1, with a
+ * FAIL line), never a silently shortened path. 0 on success. */
+int dx_copy_field(char *dst, size_t size, const char *src);
 int dx_env_load(dx_env *e);
 
 typedef struct dx_host {

@@ -208,11 +208,9 @@ int main(void) {
   int rc = dx_env_load(&env);
   if (rc != 0) return rc;
   if (!env.pull_image[0]) {
-    const char *ci = getenv("CI");
-    int in_ci = ci && !strcmp(ci, "true");
-    fprintf(stderr, "%s: pull tests: no registry: %s\n", in_ci ? "FAIL" : "SKIP",
+    fprintf(stderr, "%s: pull tests: no registry: %s\n", dx_in_ci() ? "FAIL" : "SKIP",
             env.registry_skip[0] ? env.registry_skip : "engine.sh did not start one");
-    return in_ci ? 1 : 77;
+    return dx_in_ci() ? 1 : 77;
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
   const struct CMUnitTest tests[] = {

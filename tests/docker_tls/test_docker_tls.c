@@ -24,22 +24,6 @@ static dx_env env; /* the unix socket side, for checks */
 static char tcp_host[256];
 static char certs[512];
 
-static int in_ci(void) {
-  const char *ci = getenv("CI");
-  return ci && !strcmp(ci, "true");
-}
-
-/* A value that does not fit is an error, never a shortened path. */
-static int put(char *dst, size_t size, const char *src) {
-  size_t n = strlen(src);
-  if (n >= size) {
-    fprintf(stderr, "FAIL: engine state value too long: %.64s...\n", src);
-    return 1;
-  }
-  memcpy(dst, src, n + 1);
-  return 0;
-}
-
 /* STATE_DIR/state from tls_engine.sh: 0, 77 (skip) or 1. */
 static int load_state(void) {
   memset(&env, 0, sizeof env);
@@ -52,8 +36,8 @@ static int load_state(void) {
   snprintf(path, sizeof path, "%s/state", dir);
   FILE *fp = fopen(path, "r");
   if (!fp) {
-    fprintf(stderr, "%s: no engine state at %s\n", in_ci() ? "FAIL" : "SKIP", path);
-    return in_ci() ? 1 : 77;
+    fprintf(stderr, "%s: no engine state at %s\n", dx_in_ci() ? "FAIL" : "SKIP", path);
+    return dx_in_ci() ? 1 : 77;
   }
   int rc = 0;
   while (fgets(line, sizeof line, fp)) {
@@ -65,14 +49,14 @@ static int load_state(void) {
       fprintf(stderr, "FAIL: docker TLS tests: no engine: %s\n", line + 6);
       rc = 1;
     } else if (!strncmp(line, "unix=", 5)) {
-      rc |= put(env.host, sizeof env.host, line + 5);
-      rc |= put(env.socket, sizeof env.socket, strlen(line) > 12 ? line + 12 : "");
+      rc |= dx_copy_field(env.host, sizeof env.host, line + 5);
+      rc |= dx_copy_field(env.socket, sizeof env.socket, strlen(line) > 12 ? line + 12 : "");
     } else if (!strncmp(line, "tcp=", 4)) {
-      rc |= put(tcp_host, sizeof tcp_host, line + 4);
+      rc |= dx_copy_field(tcp_host, sizeof tcp_host, line + 4);
     } else if (!strncmp(line, "image=", 6)) {
-      rc |= put(env.image, sizeof env.image, line + 6);
+      rc |= dx_copy_field(env.image, sizeof env.image, line + 6);
     } else if (!strncmp(line, "certs=", 6)) {
-      rc |= put(certs, sizeof certs, line + 6);
+      rc |= dx_copy_field(certs, sizeof certs, line + 6);
     }
   }
   fclose(fp);

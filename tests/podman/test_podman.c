@@ -22,21 +22,6 @@
 static dx_env env;
 static char runtime[32];
 
-static int in_ci(void) {
-  const char *ci = getenv("CI");
-  return ci && !strcmp(ci, "true");
-}
-
-static int put(char *dst, size_t size, const char *src) {
-  size_t n = strlen(src);
-  if (n >= size) {
-    fprintf(stderr, "FAIL: service state value too long: %.64s...\n", src);
-    return 1;
-  }
-  memcpy(dst, src, n + 1);
-  return 0;
-}
-
 /* STATE_DIR/state from podman_service.sh: 0, 77 (skip) or 1. */
 static int load_state(void) {
   memset(&env, 0, sizeof env);
@@ -49,8 +34,8 @@ static int load_state(void) {
   snprintf(path, sizeof path, "%s/state", dir);
   FILE *fp = fopen(path, "r");
   if (!fp) {
-    fprintf(stderr, "%s: no service state at %s\n", in_ci() ? "FAIL" : "SKIP", path);
-    return in_ci() ? 1 : 77;
+    fprintf(stderr, "%s: no service state at %s\n", dx_in_ci() ? "FAIL" : "SKIP", path);
+    return dx_in_ci() ? 1 : 77;
   }
   int rc = 0;
   while (fgets(line, sizeof line, fp)) {
@@ -62,12 +47,12 @@ static int load_state(void) {
       fprintf(stderr, "FAIL: podman tests: no service: %s\n", line + 6);
       rc = 1;
     } else if (!strncmp(line, "host=", 5)) {
-      rc |= put(env.host, sizeof env.host, line + 5);
-      rc |= put(env.socket, sizeof env.socket, strlen(line) > 12 ? line + 12 : "");
+      rc |= dx_copy_field(env.host, sizeof env.host, line + 5);
+      rc |= dx_copy_field(env.socket, sizeof env.socket, strlen(line) > 12 ? line + 12 : "");
     } else if (!strncmp(line, "image=", 6)) {
-      rc |= put(env.image, sizeof env.image, line + 6);
+      rc |= dx_copy_field(env.image, sizeof env.image, line + 6);
     } else if (!strncmp(line, "runtime=", 8)) {
-      rc |= put(runtime, sizeof runtime, line + 8);
+      rc |= dx_copy_field(runtime, sizeof runtime, line + 8);
     }
   }
   fclose(fp);
