@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command line of sbio-conformance. */
 #ifndef SBIO_KIT_ARGS_H
 #define SBIO_KIT_ARGS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "canary.h"
 
 #include "kit.h"

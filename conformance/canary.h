@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Planted secrets. A canary's value carries a random token between
  * characters that encoders change ('"', '/', '+'), so a leak is found even
  * when the backend escaped or URL-encoded the value on its way into a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Everything the library says during a run: log lines (already redacted by
  * the library) and audit events (one JSON line each). The secret, audit and
  * isolation cases search them; nothing is printed unless --verbose. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Verdicts, case-owned memory, tracked sandboxes and managed listings. */
 #include "case_api.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a case body works with: verdicts, sandboxes it does not have to
  * clean up, and execs that cannot hang the kit.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The case functions, one file per group. */
 #ifndef SBIO_KIT_CASES_H
 #define SBIO_KIT_CASES_H

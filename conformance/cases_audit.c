@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Audit: one exec, one event, and the event describes that exec. */
 #include "cases.h"
 #include "probes.h"

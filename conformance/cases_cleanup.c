@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* No orphan left: after every case has closed its sandboxes, the backend
  * lists none carrying this run's label. Whatever it does list is removed
  * here, so a failing run still leaves nothing behind. */

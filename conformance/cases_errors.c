@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Errors and hints: every refusal of an undeclared capability names the
  * capability and says what to do instead. */
 #include "cases.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exec semantics: exit statuses, stdout and stderr, environment, argv
  * without a shell, stdin, and refused options. Timeouts: cases_timeout.c. */
 #include "cases.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Files: round trips, relative paths shared with exec, directories,
  * missing paths, and the host's filesystem staying out of reach. Paths are
  * relative (the backend's work directory) so they hold on every provider. */

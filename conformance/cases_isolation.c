@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Isolation honesty: tiers reported, requirements enforced before anything
  * is provisioned, and the UNKNOWN warning given exactly once. */
 #include "cases.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lifecycle: identity, kill, use after kill, teardown, connect,
  * descriptions and labels. */
 #include "canary.h"

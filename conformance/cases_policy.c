@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Policy: egress really denied, allow-lists honoured or refused, and the
  * requests that would unbound a sandbox refused before anything exists. */
 #include "cases.h"

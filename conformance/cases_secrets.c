@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* No secret in any output. Two canaries are planted: one through
  * sbio_create_options_set_secret, one as a credential-looking environment
  * variable. Both must reach the sandbox, and neither may appear in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Static checks: what the plugin file says about itself, read without
  * running its code (the note, the link flags, the exported symbols), plus
  * what the core concluded when it scanned and loaded it. */

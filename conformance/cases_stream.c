@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Streams: what the output callback sees, in which order, on which stream,
  * and when. The callback runs on the exec's thread; the recorder is shared
  * with the case's thread under a lock. */

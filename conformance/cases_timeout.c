@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deadlines: an exec past its own timeout, and one that inherits the
  * sandbox's. The kit never waits on a backend's word that a deadline will
  * fire: each exec runs under a watchdog that kills the sandbox `grace`

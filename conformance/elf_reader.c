@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "elf_reader.h"
 
 #include <elf.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small, bounds-checked reader of the ELF facts the static checks need:
  * the dynamic flags (was it linked -z now?), the exported symbols (only the
  * entry point?) and the sandboxio metadata note. It reads the file itself

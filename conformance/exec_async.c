@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Execs that cannot hang the kit. Each exec runs on a thread of its own
  * while the case waits with a limit; past the limit the case kills the
  * sandbox (sbio_sandbox_kill may come from any thread while an exec is in

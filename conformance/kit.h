@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-conformance: the shared state of one run of the kit.
  *
  * The kit drives a backend through the public API only (libsandboxio.so),

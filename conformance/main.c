@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-conformance: the conformance kit for sandboxio backends.
  *
  * A port, for C backends and through the public API only, of the

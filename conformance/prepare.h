@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Before any case runs: open the library host (with the kit's log and
  * audit capture), find the URI's backend, read its plugin file, load it,
  * and note what it declares. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The commands the kit runs inside sandboxes. All are POSIX utilities
  * (echo, sh -c, seq, sleep, cat, exit) so the same probes work on
  * the fake's virtual shell, a busybox image, and cloud sandboxes alike.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The case table: every case the kit knows, in the order it runs them, with
  * the capabilities that make each one applicable. */
 #ifndef SBIO_KIT_REGISTRY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JSON report (--report FILE.json); schema in docs/conformance.md. */
 #ifndef SBIO_KIT_REPORT_H
 #define SBIO_KIT_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs the selected cases in order, each on a thread of its own under a
  * hard time limit, prints one line per case as it finishes, and records
  * the results in the context. */

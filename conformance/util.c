@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small helpers every part of the kit uses: clock, memory, randomness. */
 #include "kit.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Debian packages with CPack, one per component:
 #
 #   component      package                       contents

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job on a fresh machine: install, build, and run a command through
 # the built-in fake backend (which executes nothing on this host).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what building and testing sandboxio needs on Debian 12, once.
 # The package list lives here and nowhere else.
 set -euo pipefail
@@ -18,7 +19,7 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" -ne 0 ]; then
-  echo "scripts/deps.sh: missing packages: ${missing[*]}; run as root (sudo) to install them" >&2
+  echo "scripts/deps.sh: missing packages: ${missing[*]}; run this as root to install them" >&2
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive

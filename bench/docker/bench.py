@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Docker backend benchmark: sandboxio vs the docker CLI vs docker-py, on one
 engine in one run. Prints a markdown report (docs/performance.md has one).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Docker backend benchmark. Usage: bench/docker/run.sh [BUILD_DIR] [-n N]
 #
 # Starts a private engine (tests/docker/engine.sh; set SBIO_TEST_DOCKER_HOST

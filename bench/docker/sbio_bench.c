@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Client side of the docker benchmark: times sandboxio operations in one
  * process and reports wall time and this process's CPU time (user+sys)
  * as one JSON line. Built and driven by bench/docker/run.sh.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "audit.h"
 
 #include "clock.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Audit events: one JSON object per line per operation, redacted before any
  * sink sees it. Sinks: an append-only file (config audit.path), stderr
  * (audit.stderr) and caller callbacks. A sink failure warns, or under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Read-only views of registry entries for the client API. */
 #include "host_internal.h"
 

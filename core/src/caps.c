@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capability flag names. The table is the single source of truth for the
  * spelling used in metadata notes, the CLI and descriptions; its order
  * follows the bit numbers in types.h. */

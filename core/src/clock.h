@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Time and identity helpers: monotonic clock for deadlines, UTC wall clock
  * for audit timestamps, random ids for sessions. */
 #ifndef SBIO_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Configuration (ARCHITECTURE.md section 6; keys in docs/configuration.md):
  * the built-in defaults, and merging one file over what is already there.
  *

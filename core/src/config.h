@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Configuration: YAML files, layered (ARCHITECTURE.md section 6).
  *
  * Layers, later overriding earlier key by key: built-in defaults,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Value checks shared by the sections of the configuration schema.
  * Security settings are read strictly (true/false only, exact enums, no
  * unknown keys): a typo must be an error, never a silently ignored line. */

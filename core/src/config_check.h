@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Checks of single values shared by every section of the configuration
  * schema; each fails with a positioned message (config_report.h). */
 #ifndef SBIO_CONFIG_CHECK_H

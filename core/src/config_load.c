@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finding and reading configuration files: the layers (system file,
  * conf.d drop-ins, user file) or the one file that replaces them. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The configuration node tree and the YAML 1.2 core-schema typing of plain
  * scalars (null, bool, int, float, else string). */
 #include "config_node.h"

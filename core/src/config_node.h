@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tree a configuration file becomes before any key is checked: each
  * node keeps its 1-based position for messages, and each scalar its type
  * under the YAML 1.2 core schema (config_yaml.c builds the tree; the

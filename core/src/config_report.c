@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Positioned configuration errors and safe quoting of values in them. */
 #include "config_report.h"
 

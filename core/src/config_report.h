@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Messages about a configuration file: "NAME:LINE:COL: message" errors,
  * and safe renderings of the values they quote. Shared by the YAML reader
  * and the schema so every message has one shape. */

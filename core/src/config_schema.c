@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The configuration schema: the top-level keys and the metadata, backends
  * and audit sections (tracing is in config_schema_tracing.c). */
 #include "config_schema.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The configuration schema (keys in docs/configuration.md): a parsed file
  * (config_node.h) -> a `layer`, every key checked for name, type and value
  * before anything is merged, so that a bad file never half-applies. */

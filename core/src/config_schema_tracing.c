@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The `tracing` section of the configuration: OTLP/HTTP span export
  * (docs/tracing.md). Endpoints and header values may carry credentials, so
  * messages about them never echo the value. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* YAML settings -> JSON, by core-schema type: null, booleans, numbers (as
  * written, in JSON spelling), strings, lists and mappings. */
 #include "config_settings_json.h"

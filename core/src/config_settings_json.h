@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A backend's `settings` mapping -> the JSON object handed to the backend. */
 #ifndef SBIO_CONFIG_SETTINGS_JSON_H
 #define SBIO_CONFIG_SETTINGS_JSON_H

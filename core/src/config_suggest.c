@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Guessing the key a typo meant: a prefix match or a small edit distance. */
 #include "config_suggest.h"
 

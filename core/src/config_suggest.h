@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* "Did you mean ...?" for unknown configuration keys. */
 #ifndef SBIO_CONFIG_SUGGEST_H
 #define SBIO_CONFIG_SUGGEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libyaml events -> a small node tree with 1-based positions, refusing
  * anchors, aliases, unknown tags, duplicate keys, extra documents and
  * nesting deeper than CONFIG_MAX_DEPTH, so that the schema only ever sees

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* YAML text -> the configuration node tree (config_node.h).
  *
  * Only what a configuration needs is accepted: one document (or none),

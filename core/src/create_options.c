@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio_create_options: what a caller asks of a new sandbox. Setters refuse
  * invalid values, and also remember the refusal so that a caller who
  * ignores the return value still gets a failing create rather than a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef SBIO_CREATE_OPTIONS_H
 #define SBIO_CREATE_OPTIONS_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The only user of libltdl (see dl.h).
  *
  * libltdl keeps global state: its init count, its handle list and, above

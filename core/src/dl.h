@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The only place libltdl is used. Every lt_* call happens under one mutex
  * and lt_dlerror() is copied into the caller's buffer at once, because
  * libltdl's error state is global. Only absolute paths are accepted. */

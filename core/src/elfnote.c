@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ELF note reader. A backend file is untrusted input until its metadata
  * has been read and validated, so nothing here trusts an offset, a size or
  * an alignment taken from the file: every one is checked against the buffer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reads the sandboxio metadata note from an ELF file without loading it.
  * This parses untrusted input: every offset and size is bounds-checked, and
  * sbio__elfnote_find is the fuzz target. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The error object and the catalogue of stable codes. Codes, names and
  * classes mirror the reference catalogue (SBX_E....); the C port adds
  * SBX_E1900 (internal) and SBX_E1901 (API misuse). */

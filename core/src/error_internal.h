@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal error construction. Every module reports through these so the
  * catalogue code, the default hint and redaction stay in one place. */
 #ifndef SBIO_ERROR_INTERNAL_H

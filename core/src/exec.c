@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running processes in a sandbox: argv or shell string, with a deadline
  * that is never unbounded, buffered output under a cap, and streaming
  * callbacks that see every byte. */

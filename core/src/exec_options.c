@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio_exec_options. As with create options, a refused setting is
  * remembered so an exec that ignores the setter's status still fails. */
 #include "exec_options.h"

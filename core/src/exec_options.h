@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef SBIO_EXEC_OPTIONS_H
 #define SBIO_EXEC_OPTIONS_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File operations inside a sandbox. Paths are the sandbox's; relative ones
  * resolve against the same work directory exec uses (the backend's). */
 #include "clock.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host: configuration, the backend registry, sinks and the sandboxes it
  * owns. Opening a host runs no backend code; backends are loaded on first
  * use (or by sbio_host_load_backend). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host and sandbox objects, shared by the modules that implement the
  * client API (host.c, sandbox.c, exec.c, files.c, managed.c, policy.c). */
 #ifndef SBIO_HOST_INTERNAL_H

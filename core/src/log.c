@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Library diagnostics. Everything is redacted before it reaches the
  * caller's callback or stderr. */
 #include "host_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sandboxes this project left on a backend, for `sbio reap`: listed by the
  * managed labels the backends put on everything they create. */
 #include "clock.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The backend metadata document: strict parsing and schema validation.
  *
  * The document comes from a file we have not decided to trust, and what it

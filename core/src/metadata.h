@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The backend metadata document (the JSON in the ELF note): parsing and
  * schema validation. Evaluation of the sources lives in trust.c. */
 #ifndef SBIO_METADATA_H

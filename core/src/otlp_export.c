@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "otlp_export.h"
 
 #include "clock.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The span exporter: a bounded queue drained by one thread per host that
  * POSTs batches as OTLP/HTTP JSON with libcurl. The caller's thread only
  * enqueues (never blocks on the network); when the queue is full the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "otlp_json.h"
 
 #include <sandboxio/sandboxio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The OTLP/JSON rendering of an audit record as an OpenTelemetry span
  * (GenAI semantic conventions: an `execute_tool` span per operation), and
  * the ExportTraceServiceRequest document that carries a batch of them.

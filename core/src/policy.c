@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "policy.h"
 
 #include "error_internal.h"

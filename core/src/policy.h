@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Isolation and capability policy, checked before anything is provisioned. */
 #ifndef SBIO_POLICY_H
 #define SBIO_POLICY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio_backend_probe: can a backend's provider be reached now? Used by
  * `sbio doctor`. It runs the backend's code (load, open, probe) but
  * provisions nothing. */

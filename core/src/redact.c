@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "redact.h"
 
 #include <ctype.h>

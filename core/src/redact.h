@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Secret redaction. One redactor per host holds every secret value it has
  * seen (sandbox secrets, credential-looking env values); every log line,
  * audit event, description and error passes through it before anyone else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The backend registry: scanning the search path without running backend
  * code, and loading a backend on demand (see registry.h for the contract).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The backends a host knows: one entry per file found on the search path,
  * in search order, including refused, disabled and shadowed ones. */
 #ifndef SBIO_REGISTRY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sandbox lifecycle: create (with the isolation requirement checked before
  * anything is provisioned, and again against what was observed), connect,
  * kill and close. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SHA-256 as specified in FIPS 180-4, sections 4.1.2, 4.2.2, 5.1.1, 5.3.3
  * and 6.2. Operators pin plugin files by digest, so this must not depend on
  * any optional crypto library being present. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SHA-256 (FIPS 180-4), for operator pins of plugin files. */
 #ifndef SBIO_SHA256_H
 #define SBIO_SHA256_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "strlist.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Growable string lists and key/value lists: the option objects and the
  * requests handed to backends are built from these. */
 #ifndef SBIO_STRLIST_H

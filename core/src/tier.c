@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Isolation tiers: names, ranks and the one comparison that matters. The
  * rank is the enum value (types.h), so ordering never needs a lookup table
  * that could disagree with it. */

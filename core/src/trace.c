@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "trace.h"
 
 #include "host_internal.h"

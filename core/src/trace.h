@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Spans: every operation's audit record, once redacted, is also rendered
  * as an OpenTelemetry `execute_tool` span and exported as OTLP/HTTP JSON
  * when tracing is configured (docs/tracing.md). The audit module calls

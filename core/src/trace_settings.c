@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Span export settings. Precedence, most specific first:
  *   off:       OTEL_SDK_DISABLED=true, OTEL_TRACES_EXPORTER=none, or
  *              tracing.enabled: false in the configuration (a policy)

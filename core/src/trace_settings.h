@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where and how spans are exported: the YAML `tracing` section overlaid
  * with the standard OpenTelemetry environment variables (docs/tracing.md).
  * Nothing is exported unless an endpoint is configured. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "traceparent.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* W3C Trace Context: the `traceparent` a caller hands us so that our spans
  * become children of theirs. */
 #ifndef SBIO_TRACEPARENT_H

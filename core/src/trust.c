@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trust model (ARCHITECTURE.md section 3). A tier is a claim about
  * someone else's infrastructure; it counts only when it comes with a source
  * a reader can check: an https page of the provider's documentation, the

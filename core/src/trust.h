@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trust model (ARCHITECTURE.md section 3): a declared tier counts only
  * when its provider source is complete, well-formed and, by policy, fresh. */
 #ifndef SBIO_TRUST_H

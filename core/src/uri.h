@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Target URIs: "<backend>://[<template>][?timeout=N]" (the reference's DSN
  * grammar). Parsing is strict: a fragment, a repeated or unknown parameter,
  * a malformed timeout or anything that looks like a credential is refused,

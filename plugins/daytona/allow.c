@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allow-list entries: a bare IPv4 address becomes a /32 block, a CIDR block
  * must be IPv4 with a prefix of 0..32, a name is DNS labels with an
  * optional leading "*." wildcard. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The egress allow-list in Daytona's own fields: IPv4 CIDR blocks go to
  * networkAllowList (at most 5, docs/en/network-limits), names to
  * domainAllowList. Anything Daytona cannot express is refused, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The API key: read from the environment for every operation (so a rotated
  * key is picked up), checked for characters that could not travel in a
  * header, and wiped from memory when the operation ends. */

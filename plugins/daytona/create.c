@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plan and create. A create is POST /sandbox, a wait until "started", and
  * the toolbox address; a failure at any step deletes what was made, so
  * nothing stays provisioned. Each sandbox gets a name of its own, so that a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-backend-daytona: what its files share. The backend speaks
  * Daytona's REST API (control plane) and, through the proxy URL a sandbox
  * record names, the toolbox API of the daemon inside each sandbox

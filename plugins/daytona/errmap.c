@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error mapping. The provider's message is quoted when it sent one; when it
  * did not (a bare 502 from a proxy in front of Daytona) the message still
  * says which status came back and what was being attempted, so the reader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Daytona's answers mapped onto the error catalogue, with messages that say
  * what was being attempted. */
 #ifndef SBIO_DAYTONA_ERRMAP_H

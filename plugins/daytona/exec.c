@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exec through the toolbox's process/execute. Daytona answers once the
  * command has ended, with stdout and stderr as one combined text, so output
  * arrives in one piece on stream 1 (the backend declares neither streaming

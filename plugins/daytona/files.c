@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading and writing files through the toolbox: GET /files/download
  * streams the bytes to the caller's sink; POST /files/upload sends them as
  * the multipart field "file". The daemon creates missing parent

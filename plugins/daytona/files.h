@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the file operations share: the absolute path, the error mapping,
  * and a stat through GET /files/info. */
 #ifndef SBIO_DAYTONA_FILES_H

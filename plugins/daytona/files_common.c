@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File operation plumbing shared by files.c and files_dir.c. */
 #include "files.h"
 

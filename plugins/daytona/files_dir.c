@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Directories: list (GET /files), mkdir (POST /files/folder, which makes
  * parents like mkdir -p, so the no-parents case checks the parent first),
  * remove (DELETE /files, recursive). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One HTTP request with libcurl, and the retry loop around it. Every request
  * is bounded by the call's deadline and the per-request cap, and stops when
  * the call is cancelled or the sandbox killed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One request, one libcurl easy handle. The handle is never reused across
  * threads; connection reuse is not worth the shared state here. */
 #include "http_once.h"

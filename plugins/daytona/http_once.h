@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A single HTTP attempt (http_once.c); the retry policy around it is retry.c. */
 #ifndef SBIO_DAYTONA_HTTP_ONCE_H
 #define SBIO_DAYTONA_HTTP_ONCE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Managed sandboxes for `sbio reap`: listed by the managed label (and the
  * caller's label filter), page after page, whichever list shape the server
  * speaks. The filter is applied again on this side, so a server that

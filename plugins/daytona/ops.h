@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The operations table's entries, one file per concern. */
 #ifndef SBIO_DAYTONA_OPS_H
 #define SBIO_DAYTONA_OPS_H

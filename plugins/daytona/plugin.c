@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-backend-daytona: Daytona sandboxes through Daytona's REST and
  * toolbox APIs (docs/backends/daytona.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sandbox records. Every field is optional except the id: older API
  * versions lack some (toolboxProxyUrl before 2026-02-26), list items lack
  * others (env), and a record must still be usable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A sandbox as Daytona describes it (schemas Sandbox and SandboxListItem),
  * reduced to what the backend uses. */
 #ifndef SBIO_DAYTONA_RECORD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Create requests. Daytona takes CPU, memory and disk from the snapshot a
  * sandbox starts from (the API's cpu/memory/disk only apply to sandboxes
  * built from an image), so a request for other resources is refused rather

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A create request checked and turned into Daytona's CreateSandbox body. */
 #ifndef SBIO_DAYTONA_REQUEST_H
 #define SBIO_DAYTONA_REQUEST_H

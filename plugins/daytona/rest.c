@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* REST calls. Reads and deletes are idempotent and retried; the create is
  * not (a retried POST could make a second sandbox), except on a 429. */
 #include "rest.h"

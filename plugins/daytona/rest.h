@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The control-plane calls the backend makes (paths relative to the API
  * base, e.g. https://app.daytona.io/api). */
 #ifndef SBIO_DAYTONA_REST_H

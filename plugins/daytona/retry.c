@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Retries with backoff. A 429 is retried for any method: Daytona's
  * throttler refuses the request before any handler runs, so nothing
  * happened. A 5xx or a broken connection is retried only for idempotent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sandbox handles: connect to one this backend created, kill (delete it),
  * release. */
 #include "ops.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Settings: every key known, typed and range-checked, so a typo in the
  * configuration is an error that names it rather than a silent default. */
 #include "settings.h"

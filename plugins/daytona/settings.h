@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The backend's `settings` (the YAML subtree, handed over as JSON), with
  * the environment variables Daytona's own SDKs read as fallbacks. */
 #ifndef SBIO_DAYTONA_SETTINGS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Quoting. Daytona's process/execute takes one string and hands it to the
  * user's shell, so an argv must be quoted to mean itself: nothing expanded,
  * split or redirected. '=' counts as special so that a first word such as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* argv as one command line that a POSIX shell (or the older daemons'
  * shlex-like splitter) reads back as exactly those words. */
 #ifndef SBIO_DAYTONA_SHQUOTE_H

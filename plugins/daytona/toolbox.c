@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Toolbox addressing. The proxy authenticates the same Bearer key as the
  * API, so its URL is held to the same rule as the API's. */
 #include "toolbox.h"

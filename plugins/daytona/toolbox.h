@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The toolbox: where a sandbox's daemon is reached, and paths inside it. */
 #ifndef SBIO_DAYTONA_TOOLBOX_H
 #define SBIO_DAYTONA_TOOLBOX_H

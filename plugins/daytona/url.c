@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* URL policy. The API key travels in a header on every request, to the API
  * and to the toolbox proxy whose URL the server hands back, so both are
  * checked the same way: https only, except plain http to this machine (a

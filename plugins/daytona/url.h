@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* URLs: which ones may carry the API key, and building them. */
 #ifndef SBIO_DAYTONA_URL_H
 #define SBIO_DAYTONA_URL_H

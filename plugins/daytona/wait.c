@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* State polling, as Daytona's own SDK waits (waitUntilStarted) but with
  * the failure states the SDK only checks on its build-log path treated as
  * final too: "build_failed" never turns into "started". */

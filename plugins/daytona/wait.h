@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Waiting for a sandbox to reach "started". */
 #ifndef SBIO_DAYTONA_WAIT_H
 #define SBIO_DAYTONA_WAIT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Create: a hardened container, no opt-out (docs/backends/docker.md):
  * network none, every capability dropped, no-new-privileges, PIDs, memory
  * (swap equal) and CPU caps, an init process reaping zombies, and PID 1 a

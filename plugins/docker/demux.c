@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "demux.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine's multiplexed stream (Tty false): frames of an 8-byte header
  * {type, 0, 0, 0, size as big-endian uint32} then `size` payload bytes.
  * Type 0 (stdin echoed) and 1 are stdout, 2 stderr, 3 the engine's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-backend-docker: the types every file of the backend shares.
  *
  * One dk_instance per configured backend (shared by every thread of the

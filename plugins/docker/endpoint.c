@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "endpoint.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where the engine is: the `host`/`socket` setting, else DOCKER_HOST (with
  * DOCKER_TLS_VERIFY / DOCKER_TLS / DOCKER_CERT_PATH, read as the docker CLI
  * reads them), else unix:///var/run/docker.sock. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the backend learns from the engine once per instance: the API
  * version to speak (negotiated from /_ping) and the runtimes (/info). */
 #ifndef SBIO_DOCKER_ENGINE_H

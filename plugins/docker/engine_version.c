@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* API version strings compare as numbers per component: 1.9 < 1.10. */
 #include "engine.h"
 

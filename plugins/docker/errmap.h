@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Engine answers and transport failures -> the error catalogue. The
  * engine's own message is always passed through, so the user sees what the
  * engine said (e.g. "No such image: x"). */

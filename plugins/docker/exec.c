@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exec: create, start over the hijacked connection, stream the frames into
  * the output callback as they arrive, write stdin then half-close, read the
  * exit code from exec inspect.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exec helpers shared by exec.c and exec_kill.c. */
 #ifndef SBIO_DOCKER_EXEC_H
 #define SBIO_DOCKER_EXEC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Killing an exec at its deadline. Docker has no "signal this exec" call,
  * so:
  *  1. A second exec runs a tiny sh script that SIGKILLs every process whose

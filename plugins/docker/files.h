@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by files_rw.c and files_dir.c. */
 #ifndef SBIO_DOCKER_FILES_H
 #define SBIO_DOCKER_FILES_H

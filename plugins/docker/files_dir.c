@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* list, mkdir, remove.
  * - mkdir uploads a tar of the missing directories into the deepest one
  *   that exists (archive endpoint: no program needed in the image).

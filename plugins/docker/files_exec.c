@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Files through programs run in the sandbox, for runtimes other than runc.
  *
  * Under runsc the archive endpoints see the host's copy of the root

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File read and write through the archive endpoints, as tar (libarchive).
  * Reads stream: libarchive pulls the response through a bounded window and
  * each block goes straight to the caller's sink. Writes stream the caller's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "hijack.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exec stream: POST /exec/{id}/start with `Upgrade: tcp` on a fresh
  * connection, after which the connection is a raw byte stream (stdin to
  * the engine, 8-byte-framed output back).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libcurl transport to the engine. Every request carries a connect and a
  * total timeout taken from its deadline, so no read is ever unbounded; a
  * request tied to a call also stops when that call is cancelled.

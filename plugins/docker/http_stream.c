@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pull-style response bodies: libarchive asks for the next block, we run
  * libcurl (multi interface) until some bytes are there. The write callback
  * pauses the transfer once a window is buffered, so memory stays bounded

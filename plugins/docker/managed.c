@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sandboxes this project created on the engine, found by label, stopped
  * ones included (for `sbio reap`). A caller's label filter K=V matches the
  * metadata label io.sandboxio.meta.K=V; a key already under io.sandboxio.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paths inside the sandbox: relative ones resolve under the work directory
  * (/work, the same place exec starts in); all are normalised lexically
  * ("a/./b/../c" -> "/work/a/c") and bounded. */

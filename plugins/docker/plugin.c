@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-backend-docker: the operations table, its metadata note, and the
  * instance (open/close/plan). See docs/backends/docker.md. */
 #include "dk.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "podman.h"
 
 #include "http.h"

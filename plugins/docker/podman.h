@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Podman's Docker-compatible service. Its compat inspect answers
  * HostConfig.Runtime "oci" for every container, whatever runtime ran it,
  * so the mechanism cannot be read there; Podman's own (libpod) inspect

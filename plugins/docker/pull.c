@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pull.h"
 
 #include "errmap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Images: is it there, and pulling it (policy missing|always|never). Pull
  * progress goes to the host's log as it arrives, one line per layer step,
  * and, summed over the layers as downloaded/total bytes, to the host's

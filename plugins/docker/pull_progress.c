@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Summing a pull's layers; see pull_progress.h. What the sink hears:
  *   done   the bytes downloaded over all layers: per layer the highest
  *          count seen, so a retried download never makes it go back;

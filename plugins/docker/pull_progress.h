@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A pull's progress, summed over its layers. The engine's pull stream
  * speaks per layer ("Downloading 36 kB of 1 MB" for layer abc); the host's
  * progress service wants one step with done/total bytes. Pure: fed the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sandbox handles: connect to an existing managed container, kill, release. */
 #include "engine.h"
 #include "errmap.h"

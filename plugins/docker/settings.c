@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "settings.h"
 
 #include <cjson/cJSON.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The docker backend's `settings` (a JSON object from the config file).
  * Unknown keys are refused so a typo in a security knob is never ignored. */
 #ifndef SBIO_DOCKER_SETTINGS_H

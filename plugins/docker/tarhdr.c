@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tarhdr.h"
 
 #include <archive.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tar pieces made with libarchive (pax format: any name length, any size).
  * A file upload streams header + caller's bytes + padding + end blocks, so
  * a 256 MiB write is never copied into a second buffer. */

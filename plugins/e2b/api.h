@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The control plane (https://api.<domain>): create, get, kill, list,
  * connect and set the timeout of sandboxes, as in E2B's openapi.yml. The
  * API key is read from the environment at each call and goes only into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "b64.h"
 
 #include <stdint.h>

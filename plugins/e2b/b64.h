@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Base64 as proto3 JSON spells `bytes`: standard alphabet with padding on
  * output; on input also the URL-safe alphabet and missing padding, which
  * protojson accepts too. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a create asks of E2B: the checks that refuse a request before
  * anything exists (plan), and the NewSandbox body of POST /sandboxes. */
 #include "createreq.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The create request: checks made before anything exists, the NewSandbox
  * body, and the metadata labels sandboxio puts on what it creates. */
 #ifndef SBIO_E2B_CREATEREQ_H

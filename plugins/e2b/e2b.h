@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-backend-e2b: sandboxes as E2B Firecracker microVMs, spoken to over
  * E2B's control-plane REST API and envd (the agent inside each VM: Connect
  * RPC for processes and the filesystem, REST for file contents).

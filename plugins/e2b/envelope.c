@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "envelope.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Incremental parser of Connect streaming envelopes: 1 flag byte, a 4-byte
  * big-endian length, that many message bytes. Bytes arrive as the network
  * hands them over: an envelope may be split anywhere, several may come in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "errmap.h"
 
 #include <cjson/cJSON.h>

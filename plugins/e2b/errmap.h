@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* E2B failures -> the error catalogue. Messages carry E2B's own message
  * (cut, control characters removed) and the HTTP status; never a key or a
  * token. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exec: process.Process/Start as a Connect server stream. Output is
  * decoded envelope by envelope as bytes arrive and handed to the caller at
  * once. Next to the stream, in the same curl loop, go stdin (SendInput,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The StartRequest of an exec: what runs, with which environment, where. */
 #include "execreq.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Request bodies of the process service: Start, SendSignal, SendInput and
  * CloseStdin, in proto3 JSON. */
 #ifndef SBIO_E2B_EXECREQ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the file operations: a Stat through envd's filesystem service
  * and the /files URL of a path. */
 #ifndef SBIO_E2B_FILES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Directories through envd's filesystem service (Connect, unary): list,
  * mkdir, remove, and the Stat they build on. envd's MakeDir always makes
  * the parents and its Remove ignores a missing path, so the contract's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File contents through envd's REST API: GET /files streams a file's bytes
  * to the caller, POST /files writes one (octet-stream where envd takes it,
  * a multipart `file` part otherwise). Binary-safe both ways. */

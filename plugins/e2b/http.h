@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* HTTP over libcurl. Every request has a connect and a total timeout taken
  * from its deadline, so nothing waits unbounded, and stops early when its
  * call is cancelled. Connections, DNS answers and TLS sessions are shared

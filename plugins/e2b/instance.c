@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The backend instance's shared services: reference counting, logging
  * through the host, call checks, envd version gates. */
 #include "e2b.h"

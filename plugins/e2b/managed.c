@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Managed sandboxes for `sbio reap`: the ones sandboxio created (labelled
  * sandboxio_managed=true), found through the paginated /v2/sandboxes
  * listing filtered by metadata, and killed by id. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paths inside the sandbox: a relative path is relative to the work
  * directory, the same one commands start in, so files and commands agree
  * on what "data.txt" means. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-backend-e2b: the plugin's metadata and entry point, and the backend
  * instance (open, close, plan). E2B runs every sandbox in its own
  * Firecracker microVM; docs/tiers.md records the source of that claim. */

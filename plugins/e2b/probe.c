@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probe (ABI 1.1, for `sbio doctor`): can E2B be reached with this key
  * now? One authenticated read of the control plane; nothing is created. */
 #include "api.h"

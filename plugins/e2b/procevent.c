@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "procevent.h"
 
 #include "b64.h"

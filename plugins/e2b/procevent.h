@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The messages of a process.Process/Start stream, decoded: the start event
  * (pid), output chunks (base64 stdout/stderr, handed to the exec's output
  * callback as they come), keepalives (ignored), the end event (exit code;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "retry.h"
 
 #include <ctype.h>

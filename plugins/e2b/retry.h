@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Retries with backoff. Only idempotent requests are retried on an answer
  * (429, 5xx); a request that may have changed something (a create, a
  * process start) is retried only when it provably never reached the server

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Talking to envd, the agent inside the sandbox, through E2B's proxy: the
  * routing and auth headers every request carries, and unary Connect calls
  * (POST <envd>/<package.Service>/<Method>, JSON in, JSON out). */

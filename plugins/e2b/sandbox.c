@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sandbox lifecycle: create, connect (re-attach to a managed sandbox),
  * kill and release. */
 #include "api.h"

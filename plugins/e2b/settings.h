@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The E2B backend's settings: the `settings` mapping of
  * backends.e2b in the configuration, with E2B's own environment variables
  * (E2B_API_URL, E2B_SANDBOX_URL, E2B_DOMAIN) as fallbacks. The API key is

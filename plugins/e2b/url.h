@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* URLs: checking the endpoints the settings name, and escaping what goes
  * into paths and queries. */
 #ifndef SBIO_E2B_URL_H

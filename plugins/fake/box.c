@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "box.h"
 
 #include <stdlib.h>

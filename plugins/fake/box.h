@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The state of one fake sandbox, shared by every handle to it (create's
  * and each connect's) and by the instance's list of live sandboxes, hence
  * reference-counted: the last release frees it, never kill, because an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "calllog.h"
 
 #include <errno.h>

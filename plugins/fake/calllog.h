@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call log: an optional file (settings "call_log") with one line per
  * backend operation, so tests can prove an operation was or was not called
  * (e.g. that create never ran when an isolation requirement failed).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-backend-fake: an in-memory stand-in for a sandbox provider, for
  * tests. It executes nothing and isolates nothing. It reports the
  * mechanism "none" at tier CONTAINER only so that tests exercise the core's

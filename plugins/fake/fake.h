@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fake backend's operations, split by concern across ops_*.c and wired
  * into the operations table in fake.c. */
 #ifndef SBIO_FAKE_FAKE_H

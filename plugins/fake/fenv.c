@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fenv.h"
 
 #include <stdlib.h>

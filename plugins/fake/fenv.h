@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A string map kept sorted by key: the sandbox environment, per-exec
  * overlays and labels. Sorted so `printenv` and `env` print in a stable
  * order without a separate sort, and lookups are a binary search. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fspath.h"
 
 #include <stdlib.h>

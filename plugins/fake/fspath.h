@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paths inside the fake sandbox. Everything the fake stores is keyed by a
  * normalised absolute path, so two spellings of one place ("x", "/work/x",
  * "/work/./y/../x") always meet the same file, and ".." can never climb

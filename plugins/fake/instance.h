@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A fake backend instance (one per open): its settings, the host services
  * and the sandboxes it created that are still alive. Sandbox ids
  * ("fake-0001", ...) count per instance, and connect only finds sandboxes

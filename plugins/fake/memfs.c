@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "memfs.h"
 
 #include "fspath.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fake sandbox's filesystem: files and directories held in memory,
  * keyed by normalised absolute path (see fspath.h). Binary-safe.
  *

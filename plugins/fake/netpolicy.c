@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "netpolicy.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fake's network policy: what `curl` and `wget` in the virtual shell are
  * allowed to reach. Nothing is ever contacted; the policy only decides
  * between a canned success and a canned "egress denied". */

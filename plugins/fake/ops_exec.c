@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exec: a scripted result when one matches, else the virtual shell. */
 #include "fake.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* files.*: the sandbox's in-memory filesystem. Relative paths resolve
  * against /work, the directory exec starts in. */
 #include "fake.h"

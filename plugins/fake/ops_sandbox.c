@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sandbox lifecycle: create, connect, kill, release, and the managed-sandbox
  * listing `sbio reap` uses. */
 #include "fake.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scripted results: settings "scripts" let a test decide what a command
  * "does" (output, exit code, a delay, a hang until the deadline, or an
  * error) instead of the virtual shell. The first script whose `match` is a

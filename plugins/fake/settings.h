@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fake backend's settings: the `settings` object of its config entry,
  * as JSON. Unknown keys and wrong types are refused with the key named, as
  * everywhere in sandboxio: a typo must never be silently ignored.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "shlex.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The virtual shell's lexer: reads a script one simple command at a time,
  * because a command may change a variable the next one expands
  * ("X=1; echo $X").

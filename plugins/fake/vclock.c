@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vclock.h"
 
 #include <math.h>

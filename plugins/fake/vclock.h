@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Virtual time. The fake's sleeps, script delays, hangs and simulated slow
  * creates are measured in virtual seconds; each costs `time_scale` real
  * seconds, so a test can exercise a 300 s timeout in 3 s. The wait itself

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builtins that touch neither files nor the network: true, false, echo,
  * printenv, env, seq, sleep. */
 #include "vcmds.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builtins on the sandbox's in-memory filesystem: cat, ls, mkdir, rm, test. */
 #include "vcmds.h"
 

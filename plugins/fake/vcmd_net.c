@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* curl and wget: never touch the network. The sandbox's egress policy
  * decides between a canned "OK\n" and a canned connection failure, so tests
  * can check that deny-by-default and allow-lists are honoured. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builtins about the shell itself: pwd, cd, exit, sh/bash. */
 #include "vcmds.h"
 

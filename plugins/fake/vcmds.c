@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vcmds.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The virtual shell's builtin commands. Each takes the shell, the file
  * descriptors it writes to and its words, and returns an exit status; a
  * command that waits (sleep, long output) checks sbio__fake_vsh_should_stop

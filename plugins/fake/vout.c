@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vout.h"
 
 #include <stdarg.h>

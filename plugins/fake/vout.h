@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where the virtual shell's output goes. Each command sees file
  * descriptors 1 and 2, each bound to the exec's stdout or stderr stream, to
  * a file in the sandbox's filesystem (a redirect) or to nowhere

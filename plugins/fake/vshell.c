@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vshell.h"
 
 #include "fspath.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The virtual shell: what the fake "runs" when no script matches. Commands
  * are a small set of builtins (vcmds.h) acting on the sandbox's in-memory
  * filesystem and environment; nothing ever executes on the host.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sandboxio_add_backend(NAME SOURCES src.c... [LIBRARIES lib...])
 #
 # Builds sbio-backend-NAME.so the way the core expects it: no "lib" prefix,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small memory helpers: a growable buffer and credential wiping. */
 #include "sdk_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The clock deadlines are measured on. */
 #include "sdk_internal.h"
 

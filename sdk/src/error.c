@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Catalogue codes for backends: validation and construction. */
 #include <sandboxio/sdk/error.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP client: construction, the connection pool, small helpers. */
 #include "http_internal.h"
 

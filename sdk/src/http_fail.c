@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A failed request -> a catalogue error a user can act on, with the
  * provider's own words when it gave any, and without secrets. */
 #include "http_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTTP client's internals, shared by http*.c. */
 #ifndef SBIO_SDK_HTTP_INTERNAL_H
 #define SBIO_SDK_HTTP_INTERNAL_H

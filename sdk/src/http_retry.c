@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Requests with bounded retries: which failures are worth repeating, how
  * long to wait (exponential backoff, or the provider's Retry-After), and a
  * wait that still honours the deadline and cancellation. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One HTTP request on one pooled connection, bounded by the call's
  * deadline and abandoned when the call is cancelled. No retries here. */
 #include "http_internal.h"

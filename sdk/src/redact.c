@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Redaction of everything that leaves a backend, and logging through it. */
 #include "sdk_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals shared by the SDK's source files (never installed). */
 #ifndef SBIO_SDK_INTERNAL_H
 #define SBIO_SDK_INTERNAL_H

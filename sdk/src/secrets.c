@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The backend's own secrets: a set of values, kept longest first so that a
  * secret containing another is replaced whole. */
 #include "sdk_internal.h"

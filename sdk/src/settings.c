@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Settings readers: the tree, the key bookkeeping and the unknown-key
  * check. The typed getters are in settings_get.c. */
 #include "settings_internal.h"

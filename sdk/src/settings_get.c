@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Typed getters of the settings reader. Messages name the key path and the
  * expected shape, never the value found. */
 #include "settings_internal.h"

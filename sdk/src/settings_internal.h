@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Settings readers, shared by settings.c and settings_get.c. */
 #ifndef SBIO_SDK_SETTINGS_INTERNAL_H
 #define SBIO_SDK_SETTINGS_INTERNAL_H

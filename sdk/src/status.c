@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Operation families and what a provider's HTTP status means for each. */
 #include <sandboxio/sdk/error.h>
 

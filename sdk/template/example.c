@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio-backend-example: a complete, minimal sandboxio backend to copy.
  *
  * Its sandboxes are records kept in memory by the backend instance: create

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers for the behaviour tests: a scratch directory, a config file, a
  * host opened on it, and captured audit events and log lines. */
 #ifndef SBIO_API_SUPPORT_H

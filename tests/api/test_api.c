@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Behaviour of the client API, end to end through the shared library and
  * the fake backend: lifecycle, exec semantics, deadlines, files, isolation
  * requirements, policy, secrets, audit. Nothing here special-cases the

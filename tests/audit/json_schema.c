@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON Schema subset validator; see json_schema.h. */
 #include "json_schema.h"
 

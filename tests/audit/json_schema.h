@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A validator for the subset of JSON Schema (2020-12) that
  * docs/audit.schema.json uses: type, enum, const, pattern (POSIX extended
  * regular expressions, which the schema's patterns stay within),

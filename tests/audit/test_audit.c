@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Audit events under real conditions, through the public API on the fake
  * backend: every event the library emits validates against the published
  * JSON Schema (docs/audit.schema.json) in strict mode; file lines stay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CLI test harness; see harness.h. */
 #include "harness.h"
 

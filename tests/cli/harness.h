@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Harness for the sbio CLI tests: runs the real `sbio` binary with a
  * controlled environment (no /etc, no $HOME config, no SBIO_* from the
  * caller), captures stdout, stderr and the exit status exactly, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio config check: "FILE: ok" and exit 0, or "FILE:LINE:COLUMN: message"
  * on stderr and exit 78. */
 #include "harness.h"

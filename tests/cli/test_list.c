@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio backends, inspect, reap, version, help: listings for people and
  * the stable --json documents for programs, colour rules, usage errors. */
 #include "harness.h"

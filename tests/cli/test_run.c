@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio run: output streaming, exit statuses, the fake-backend notice,
  * isolation requirements enforced before anything is created, deadlines,
  * signals, and secrets that never leak into messages or audit events. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs sbio-conformance and checks its verdicts against what a test
  * expects, through the JSON report and the exit status:
  *

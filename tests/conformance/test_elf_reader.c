@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kit's own ELF reader: right facts from real plugins, and no crash,
  * over-read or leak on any truncation or corruption of them (run it under
  * ASan to make the last part mean something). */

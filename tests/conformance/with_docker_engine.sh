@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # with_docker_engine.sh STATE_DIR CONFIG -- COMMAND ARGS...
 #
 # Runs COMMAND ARGS... docker://IMAGE against the engine that

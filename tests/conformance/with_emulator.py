@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs the conformance kit against a cloud backend's emulator.
 
   with_emulator.py e2b EMULATOR_PY WORK_DIR -- COMMAND ARGS...

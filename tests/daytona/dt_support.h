@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers for the Daytona backend tests: the emulator the ctest fixture
  * started (its URL is in $SBIO_DT_EMU_DIR/url), a host whose config points
  * the daytona backend at it, an API key of the test's own (the emulator

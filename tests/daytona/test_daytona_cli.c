@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The daytona backend through the real sbio binary: an isolation
  * requirement fails with exit 78 before Daytona hears of it, a run without
  * one warns once and runs, inspect explains the UNKNOWN tier naming its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Faults, each injected by the emulator for this test's key only:
  * credentials, URL policy, 429 with Retry-After, 5xx, bare 502s, slow
  * answers, lost answers, sandboxes that end in "error" or "build_failed",

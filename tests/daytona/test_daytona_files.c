@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Files through the daytona backend: binary round trips, relative paths
  * that mean the same place as exec's, and the missing-path and
  * wrong-kind cases mapped the way every sandboxio backend maps them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The daytona backend's lifecycle through the public API, against the
  * emulator: what create sends (and that it waits until started), exec in
  * argv and shell form, env, cwd, deadlines, kill (also during an exec),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Managed sandboxes (`sbio reap`): found by the managed label through both
  * list shapes and across pages, filtered by caller labels, never mixed up
  * with sandboxes sandboxio did not create, and removed by kill_managed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* UNKNOWN, end to end through the public API: the backend claims no tier,
  * says why (naming the pages of Daytona's documentation that disagree),
  * satisfies no isolation requirement before anything is sent to Daytona,

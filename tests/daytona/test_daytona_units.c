@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The daytona backend's pure parts, from its own sources: URL policy,
  * quoting, allow-lists, settings, the create body, error messages,
  * Retry-After, path folding, and the retry loop against a port where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the backend's pure sources need from plugin.c, for the unit tests:
  * a logger that checks its format and drops the line. */
 #include "dt.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "docker_support.h"
 
 #include <curl/curl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Support for the docker backend's tests: the engine the harness started
  * (engine.sh wrote its state file), a host opened on a config that points
  * the docker backend at it, and direct calls to the engine's API so tests

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Starts or stops a private Docker Engine for the docker backend's tests.
 #
 #   engine.sh start STATE_DIR    start dockerd, build the test image, write STATE_DIR/state

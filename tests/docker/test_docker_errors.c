@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Failures on a real engine map to the catalogue with the engine's words:
  * engine unreachable, image missing under pull: never, a pull that fails,
  * bad settings, and an engine killed in the middle of an exec. */

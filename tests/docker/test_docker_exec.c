@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exec on a real engine (runc): streams, stdin, exit codes, env and cwd,
  * large output, deadlines that kill, kill from another thread, and a
  * container removed behind the sandbox's back. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Files on a real engine: binary, empty, 10 MiB, long paths, relative
  * paths under /work, list/mkdir/remove, missing paths, symlinks, the read
  * limit, and the sandbox seeing every write. Run under runc (archive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Isolation on a real engine: the hardening read back from inspect and
  * seen from inside, network really absent, gVisor really running and
  * reported, requirements refused before anything exists, the runsc crash

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Managed sandboxes on a real engine: list by label (stopped ones too),
  * connect by id, kill_managed, `sbio reap`, and refusing containers that
  * sandboxio did not create. */

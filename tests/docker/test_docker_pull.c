@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Image pulls from a real registry: the harness's private registry on
  * loopback (engine.sh) holds an image the engine does not have.
  *   pull: missing  pulls it, with progress reported to the host's callback

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The docker backend's pull progress arithmetic (pull_progress.c), fed
  * with status lines as the engine writes them: one step in done/total
  * bytes, starting at 0 of unknown, never going back, ending done == total. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The docker backend's pure parts, without an engine: frame demux, settings,
  * engine address, paths, version comparison, tar headers. */
 #include "demux.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs last: no container labelled io.sandboxio.managed=true may be left on
  * the engine. Anything found is listed, removed, and fails the suite. */
 #include "docker_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The docker backend over tcp:// with mutual TLS, configured the way the
  * docker CLI is (DOCKER_HOST, DOCKER_TLS_VERIFY, DOCKER_CERT_PATH) and
  * through the `host` setting. The engine (tls_engine.sh) also listens on a

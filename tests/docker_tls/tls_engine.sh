@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Starts or stops a private Docker Engine that listens on a unix socket AND
 # on tcp://127.0.0.1:<free port> with mutual TLS, for the docker backend's
 # TLS tests. Certificates are made here, at test time, with openssl.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sbio doctor`: the real binary against test backends (probebk.c) whose
  * probe answers as each test asks. Every run uses an allow-list config
  * (backends_default: disabled) so that whatever other backends the build

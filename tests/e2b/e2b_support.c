@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "e2b_support.h"
 
 #include <cjson/cJSON.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test support for the E2B backend: a private emulator per test program
  * (tests/e2b/emulator), its admin endpoints, and a host whose
  * configuration points the e2b backend at it. */

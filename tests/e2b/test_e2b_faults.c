@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The E2B backend against the emulator's injected faults: rate limits with
  * Retry-After, 5xx, slow answers, streams cut mid-envelope or split byte by
  * byte, keepalives, a sandbox vanishing mid-exec, end-of-stream errors,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The E2B backend against the emulator, through the public API: the whole
  * operation set (create, exec, files, connect, managed listing, kill), the
  * request E2B receives, isolation tiers, and the API key's hygiene. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The E2B backend's pure parts, built from its sources: the Connect
  * envelope parser under randomized splits and hostile input (a fuzz-style
  * test), base64, path resolution, URL checks, settings, Retry-After,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fake backend, driven through its ABI exactly as the core drives a
  * backend: dlopen the built sbio-backend-fake.so, take its operations table
  * from sbio_backend_entry_v1 and call it with a host services table and

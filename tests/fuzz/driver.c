@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small, deterministic stand-in for libFuzzer, so every build (gcc
  * included) runs the fuzz targets under ctest in a few seconds.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: YAML configuration text -> sbio__config_merge_buffer.
  *
  * Each input is merged twice into one config, so the merge of a second

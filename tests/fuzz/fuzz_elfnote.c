@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: the ELF note reader, and the metadata parser and trust
  * evaluation behind it, on arbitrary bytes posing as a backend file. */
 #include "elfnote.h"

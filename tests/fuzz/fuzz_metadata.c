@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: the metadata document parser and trust evaluation on
  * arbitrary bytes (the JSON of a backend's note). */
 #include "metadata.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A backend that does nothing, built only so the elfnote fuzz target and
  * unit test have a real linked shared object with a real SBIO_BACKEND note
  * as seed. It is not placed in the backend directory. */

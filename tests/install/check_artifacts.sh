@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The shapes packagers and the loader rely on:
 # - libsandboxio.so.0 has SONAME libsandboxio.so.0 and exports only sbio_* (no sbio__ internals);
 # - every backend is linked -z now (BIND_NOW) and exports only its entry point.

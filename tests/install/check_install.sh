@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the build into a staging prefix and checks that the installed
 # sbio finds ${libdir}/sandboxio/backends by itself, that the headers and
 # sandboxio.pc (with backenddir) are there, and that a program compiles

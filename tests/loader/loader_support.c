@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers for the loader battery (see loader_support.h). */
 #include "loader_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File-system helpers for the loader battery: every test works on copies
  * of the fixture plugins in a private temporary directory, so it can chmod,
  * chown, patch and replace them without touching the build tree. */

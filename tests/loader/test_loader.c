@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The loader battery: one deliberately broken backend per refusal reason,
  * scanned and loaded through the internal registry API. Every test works on
  * copies in a private directory under /tmp (see loader_support.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The loader battery through the public API: what an application (or
  * `sbio inspect`) sees of refused, disabled, shadowed and loaded backends.
  * The registry-level details are in test_loader.c. */

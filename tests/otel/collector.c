@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test collector; see collector.h. */
 #include "collector.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A test collector: a loopback HTTP/1.1 server on its own thread that
  * records every request (path, headers, body) and answers with a chosen
  * status, after an optional delay, or never (a black hole). Enough HTTP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OTLP/JSON checker; see otlp_check.h. Field sets follow the protobuf
  * definitions of opentelemetry-proto (trace/v1, common/v1, resource/v1)
  * in their JSON (lowerCamelCase) spelling. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Checks an ExportTraceServiceRequest against the OTLP/JSON mapping: the
  * field names (lowerCamelCase, no unknown ones), hex trace and span ids of
  * the right length, 64-bit integers (timestamps, intValue) as decimal

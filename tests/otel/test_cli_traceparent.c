@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sbio command honours the caller's TRACEPARENT and the standard
  * OTEL_* variables: `sbio run` under a CI job's span becomes its child. */
 #include "../cli/harness.h"

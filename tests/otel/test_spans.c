@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Spans end to end: operations on the fake backend through the public API,
  * exported to a loopback test collector that checks every payload against
  * the OTLP/JSON mapping, the attributes, the redaction, the parent links a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A backend builds alone against an installed core and SDK, as a
 # distribution builds sandboxio-backend-NAME from the same sources:
 #   1. install only the core and dev components into a staging prefix

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs every component of the build on its own and checks that
 #   - every installed file belongs to a named component (none "Unspecified");
 #   - core, dev and each backend-NAME are disjoint and together are the whole install;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Debian packages, built and installed the way a distribution would:
 #   1. configure a fresh tree for /usr (sysconfdir /etc, multiarch libdir)
 #      with only the fake backend, build it, and make the packages (cpack);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The conf.d drop-ins the backend packages ship: one per backend in
 # plugins/, named NN-NAME.yaml, configuring that backend only, and valid
 # for `sbio config check`.

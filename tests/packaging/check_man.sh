@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The man pages format without a warning, each is the page its file name
 # says (.TH NAME SECTION) with NAME and SEE ALSO sections, and they have not
 # drifted from the programs: every command and option the programs' --help

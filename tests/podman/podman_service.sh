@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Starts or stops a private Podman Docker-compatible service (podman system
 # service) for the docker backend's Podman tests.
 #

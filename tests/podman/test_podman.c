@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The docker backend against Podman's Docker-compatible service
  * (podman_service.sh). What works as on Docker, and what differs: the
  * runtime is read from Podman's own inspect (the compat one says "oci"),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host's progress service (backend ABI 1.2) through the public API: a
  * backend's reports reach the application's callback, redacted, with
  * impossible numbers dropped; without a callback they go nowhere; and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sbio run`'s progress bar: drawn on stderr only when stderr is a
  * terminal and the colour rules allow it (NO_COLOR unset or empty, TERM
  * not "dumb"), erased before anything else is printed; never a byte of it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The backend template as a third party builds it, against an installed SDK:
 #   1. `cmake --install` this build into a staging prefix;
 #   2. configure sdk/template out of tree with CMAKE_PREFIX_PATH=stage

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A scripted HTTP/1.1 server on loopback (or a unix socket) for the SDK's
  * HTTP client tests. One thread, one connection at a time, every answer
  * closes its connection. Routes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A host services table for SDK tests: the real monotonic clock, a log
  * that keeps every line, and a redactor that knows one secret,
  * "hostsecret". */

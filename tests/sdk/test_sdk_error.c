@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SDK errors: the status table, catalogue validation, construction. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SDK HTTP client against a scripted loopback server: answers, error
  * mapping, retries only when idempotent, Retry-After, deadlines,
  * cancellation, limits, secrets, unix sockets and concurrent use. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SDK secrets: the backend's own set, the host's redactor, credentials
  * from the environment, logging. */
 #include <setjmp.h>

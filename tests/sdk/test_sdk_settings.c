@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SDK settings reader: types, ranges, nesting, unknown and duplicate keys,
  * and messages that name the key but never the value. */
 #include <setjmp.h>

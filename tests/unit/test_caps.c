@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capability names: one per flag, round-trips, unknown names refused. */
 /* cmocka needs these first, in this order. */
 /* clang-format off */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Configuration: YAML parsing, validation, messages, merge and layering
  * (core/src/config.c against core/src/config.h). */
 #include <setjmp.h>

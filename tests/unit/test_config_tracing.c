@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Configuration of the observability keys: the `tracing` section and
  * `audit.stderr` (core/src/config.c), kept apart from test_config.c. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ELF note reader, against images built in memory: a valid minimal
  * ELF with a PT_NOTE segment holding our note, then one mutation per way a
  * file can be wrong. Each refusal is checked for its specific reason. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The error catalogue and the error object. */
 #include <setjmp.h>
 #include <stdarg.h>

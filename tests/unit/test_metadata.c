@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The metadata document: a valid one parses completely; every schema
  * violation is refused with a reason naming the field. */
 /* cmocka needs these first, in this order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Redaction: every known secret becomes "***", longest first, and nothing
  * else changes. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SHA-256: the FIPS 180-4 example vectors, padding boundaries, incremental
  * updates, and hashing a file descriptor. */
 /* cmocka needs these first, in this order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tier names, ranks, parsing and the satisfies() matrix. */
 /* cmocka needs these first, in this order. */
 /* clang-format off */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Span export settings: YAML keys overlaid with the OTEL_* environment
  * variables (core/src/trace_settings.c). Each test sets the variables it
  * needs and clears every one first. */

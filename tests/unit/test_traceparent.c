@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* W3C traceparent parsing (core/src/traceparent.c). */
 #include <setjmp.h>
 #include <stdarg.h>

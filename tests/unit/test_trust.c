@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trust model: which declared tiers count, and the reasons given when
  * they do not. "Now" is fixed at 2026-05-15 12:00 UTC. */
 /* cmocka needs these first, in this order. */

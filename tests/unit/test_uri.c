@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The target URI grammar: strict, with the reference's error cases. */
 #include <setjmp.h>
 #include <stdarg.h>

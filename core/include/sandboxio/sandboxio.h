@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sandboxio: run code in sandboxes of any provider, with the strength of
  * their isolation reported and enforceable.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sandboxio: types shared by the client API and the backend ABI.
  *
  * Everything here is part of both stable interfaces: values are only ever

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sandboxio backend ABI, version 1.
  *
  * A backend is a shared object named sbio-backend-NAME.so that

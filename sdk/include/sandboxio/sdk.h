@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sandboxio backend SDK: helpers a backend author would otherwise rewrite.
  *
  * The ABI itself is <sandboxio/backend.h> and needs nothing else. These

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A configurable minimal backend for the API tests, compiled in variants:
  *   TESTBK_VAGUE  - declares no verified mechanism (UNKNOWN)
  *   TESTBK_LIAR   - plans "runsc" (GVISOR) but reports "runc" after create

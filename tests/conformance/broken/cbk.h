@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cbk: a small in-memory backend for the conformance kit's own tests.
  *
  * Built once correctly (cbk_good) and once per deliberate defect, each a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cbk sandboxes: the provider-side state shared by every handle to it, and
  * the listing list_managed shows. */
 #include "cbk.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The in-memory filesystem of a cbk sandbox: "/", "/tmp" and "/work" at
  * first; relative paths live under /work. */
 #include "cbk.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The cbk backend's operations table and metadata. CBK_NAME and the defect
  * or variant definitions come from ../CMakeLists.txt (see cbk.h). */
 #include "cbk.h"

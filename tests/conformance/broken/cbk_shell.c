@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The cbk shell: just enough of sh to run the kit's probes (echo, env,
  * printenv, seq, sleep, cat, exit, true, false, curl/wget, sh -c; ';' and newlines;
  * quotes, $VAR and $?; '>&2', '> FILE', '>> FILE'). It executes nothing. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs the Daytona emulator on a loopback port chosen at run time.
 
   daytona_emulator.py --url-file FILE [--state-dir DIR] [--idle-exit S] [--max-life S]

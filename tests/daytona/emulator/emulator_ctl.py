@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Starts and stops the Daytona emulator for a ctest fixture.
 
   emulator_ctl.py start DIR   start it in the background; DIR/url holds its base URL

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Daytona's own TypeScript SDK (@daytonaio/sdk, pinned in package-lock.json)
 // against the emulator, through the SDK's own apiUrl setting. If the SDK can
 // create, wait until started, run a command, upload and download a file,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs oracle.js (Daytona's TypeScript SDK, as pinned by package-lock.json)
 # against the emulator the ctest fixture started.
 #   run_oracle.sh SOURCE_DIR WORK_DIR EMULATOR_DIR

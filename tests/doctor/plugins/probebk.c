@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A backend for the doctor tests, compiled under several names. Its probe
  * answers as the environment says: PROBEBK_<NAME>=fail makes it fail
  * (SBIO_E_CONNECT with a hint), anything else succeeds. It leaves marker

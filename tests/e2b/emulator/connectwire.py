@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Connect protocol wire helpers: envelopes, error codes, proto3 JSON bits.
 
 What envd speaks (connect-go with its default protojson codec):

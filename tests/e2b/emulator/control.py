@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The control plane (api.<domain>): the subset of E2B's openapi.yml that
 clients use to create, inspect, list, time out and kill sandboxes, with the
 spec's status codes, error bodies and validation. Also the emulator's own

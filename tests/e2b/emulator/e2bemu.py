@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """An E2B emulator for tests: the control plane and envd, as the published
 specs say (tests/e2b/README.md). Two loopback ports chosen at run time: the
 API (E2B_API_URL) and the sandbox proxy (E2B_SANDBOX_URL).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The sandbox side: E2B's edge proxy (which sandbox a request is for) and
 envd behind it (access token, acting user, Connect RPC, /files, /health)."""
 

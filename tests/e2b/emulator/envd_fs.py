@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """envd's filesystem service (filesystem.Filesystem, unary calls) and the
 EntryInfo messages it returns, in proto3 JSON (int64 as strings, zero values
 omitted, enum names)."""

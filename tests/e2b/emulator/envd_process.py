@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """envd's process service (process.Process): Start as a Connect server
 stream, and the unary SendSignal, SendInput, CloseStdin and List."""
 

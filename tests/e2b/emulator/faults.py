@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Fault injection rules, set through the admin endpoint.
 
 A rule: {"server": "api"|"envd"|"any", "method": "POST", "path": "<regex>",

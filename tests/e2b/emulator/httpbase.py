@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """HTTP/1.1 plumbing shared by the control-plane and envd servers: request
 bodies (Content-Length or chunked), JSON answers, a chunked writer that can
 be cut anywhere (for fault injection), and the request log."""

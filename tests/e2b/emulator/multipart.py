@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A small multipart/form-data reader, enough for envd's upload: the parts'
 form names, file names and raw bytes."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Real processes for envd's process service: each runs on the host in the
 sandbox's directory tree, its output read in 32 KiB chunks (envd's
 stdChunkSize) into an event queue the Start stream drains."""

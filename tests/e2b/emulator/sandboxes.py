@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The emulator's sandboxes: id, template, metadata, env, lifetime, the
 envd access token, and a private directory tree on the host that stands in
 for the VM's filesystem (sandbox path P lives at ROOT/P)."""

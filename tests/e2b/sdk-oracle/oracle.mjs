@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The emulator's fidelity, judged by E2B's own JavaScript SDK (package e2b,
 // pinned in package-lock.json): if the SDK cannot talk to the emulator, the
 // emulator is wrong. Starts a private emulator, points the SDK at it through

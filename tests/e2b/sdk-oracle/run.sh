@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs E2B's own JavaScript SDK against the emulator (oracle.mjs).
 #   run.sh SOURCE_DIR WORK_DIR EMULATOR_PY PYTHON3
 # Installs the SDK exactly as package-lock.json pins it (npm ci) into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A test backend that reports progress during create, the way a backend
  * reports an image pull: the step "pull TEMPLATE" goes 0 of unknown, then
  * 250, 500, 750 and 1000 of 1000. Template "bad-numbers" first reports

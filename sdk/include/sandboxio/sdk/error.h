@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SDK: errors with catalogue codes.
  *
  * A backend maps every provider failure to a code of the public catalogue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SDK: an HTTP client over libcurl for provider APIs.
  *
  * - Deadlines: every request takes the sbio_bk_call of the operation. Its

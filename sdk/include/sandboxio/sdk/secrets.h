@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SDK: credentials, redaction and logging.
  *
  * The host redacts the secrets it knows (a sandbox's `secrets`,

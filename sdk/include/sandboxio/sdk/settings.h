@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SDK: typed access to a backend's settings.
  *
  * `open` receives the backend's `settings` from the configuration as a JSON

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A Daytona emulator for sandboxio's tests.
 
 It speaks the REST API of libs/api-client-go/api/openapi.yaml and the toolbox

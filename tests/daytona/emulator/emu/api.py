@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Daytona REST API (control plane), under /api as on
 https://app.daytona.io/api. Status codes as the v0.190 controllers answer:
 create and delete are 200 (the controller sets @HttpCode(200)), not 201."""

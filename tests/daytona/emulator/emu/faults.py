@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Fault injection, per organisation (per API key, so tests running in
 parallel never see each other's faults).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Sandbox paths onto the sandbox's directory on the host.
 
 A sandbox sees an ordinary tree (/home/daytona is its home and work

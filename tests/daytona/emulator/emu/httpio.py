@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """HTTP plumbing: request bodies (sized or chunked), multipart in and out,
 and the two error-body shapes Daytona uses (the NestJS API's and the Go
 toolbox daemon's)."""

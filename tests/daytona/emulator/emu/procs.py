@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Commands run for real, the way the v0.190 daemon runs them
 (apps/daemon/pkg/toolbox/process/execute.go): the user's shell reads the
 command text on stdin, stdout and stderr are one combined stream, and a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The HTTP server: routing between the API (/api), the toolbox proxy
 (/toolbox/{id}/..., and the deprecated /api/toolbox/{id}/toolbox/...), and
 the emulator's own control surface (/_emulator/...), with authentication,

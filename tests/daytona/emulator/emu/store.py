@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Organisations (one per API key: Daytona API keys are organisation-scoped),
 their sandboxes, and the sandbox state machine.
 

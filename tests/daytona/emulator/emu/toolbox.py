@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The toolbox API (the daemon inside each sandbox), reached as the proxy
 serves it: {toolboxProxyUrl}/{sandboxId}/{endpoint}, with the caller's
 Bearer key checked against the sandbox. Behaviour follows the v0.190 daemon

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Request validation against the published schemas.
 
 The real API validates with class-validator and silently drops unknown
