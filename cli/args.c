@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Option parsing; see args.h for the accepted forms. */
 #include "args.h"
 

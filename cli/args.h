@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small command-line option parser. Hand-written rather than getopt so
  * that every command accepts the global options too, `--` is reported to
  * the caller (run needs the words after it untouched), and every error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Backend presentation helpers; see backend_view.h. */
 #include "backend_view.h"
 

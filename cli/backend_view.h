@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How a backend is shown, shared by `backends` and `inspect` so both
  * always say the same thing about it. */
 #ifndef SBIO_CLI_BACKEND_VIEW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the commands share: the global options and the command entry
  * points. Each command returns the process exit code (exitcode.h). */
 #ifndef SBIO_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio backends [--json] [--load]: every backend on the search path, with
  * its isolation tier. Listing reads metadata notes only; --load is the
  * explicit way to run backend code (dlopen) and surface load refusals. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio config check [FILE] [--json]: validate a config file, or the layered
  * configuration sbio would read. Errors keep the library's
  * "FILE:LINE:COLUMN: message" form on a line of their own, the form editors

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio doctor [--json] [--probe]: is this installation fit to run
  * sandboxes? Versions, the configuration read (a broken one is reported,
  * and the rest of the report is made with the built-in defaults), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio help [COMMAND]: the overview (with the exit-code table) or one
  * command's help, on stdout because it was asked for. */
 #include "args.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio inspect NAME [--json] [--load]: everything known about one backend,
  * above all why its tier is what it is. */
 #include "args.h"

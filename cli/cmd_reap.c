@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio reap [--backend NAME]... [--label K=V]... [--kill] [--json]
  *
  * Lists the sandboxes sandboxio created that a provider still holds and,

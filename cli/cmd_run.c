@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio run: create a sandbox, run one command in it with its output
  * streamed live, destroy the sandbox, exit with the command's status.
  *

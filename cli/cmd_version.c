@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio version: the CLI's version (the header it was built with) and the
  * library's (the one it runs with); they differ after a library upgrade. */
 #include "args.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio doctor: the report is built once as the JSON document (doctor.c,
  * doctor_checks.c) and the human form is rendered from it
  * (doctor_render.c), so the two can never disagree. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The checks `sbio doctor` runs on one backend: can it be loaded, are its
  * credentials set (by name; values are never read into the report), can
  * its provider be reached, and how fresh is the source of its tier. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The human form of `sbio doctor`, rendered from its JSON document. */
 #include "doctor.h"
 #include "output.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One rendering of an error for each audience; see errors.h. */
 #include "errors.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Rendering errors for people (stderr) and programs (one JSON document on
  * stdout). Human form:
  *

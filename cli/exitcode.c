@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbio_code -> exit code. Every code of types.h is listed on purpose, so a
  * new code shows up as a missing row in review rather than silently
  * falling into a default. The rule behind the choices: 78 when fixing it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exit codes of the sbio command: the one place they are defined.
  *
  * The numbers follow <sysexits.h> where a meaning exists there (64 usage,

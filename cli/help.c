@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Usage and help texts. The overview carries the exit-code table because
  * scripts are written against it; docs/cli.md has the same table. */
 #include "args.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host setup shared by the commands. */
 #include "host_open.h"
 

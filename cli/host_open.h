@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening the library host the way every command needs it: global
  * options applied and library diagnostics routed to stderr. */
 #ifndef SBIO_CLI_HOST_OPEN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The signal watcher of `sbio run`; see interrupt.h for why it exists.
  *
  * Two threads: the watcher only ever waits for signals, and a killer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ctrl-C and SIGTERM during `sbio run`: the sandbox is destroyed, not
  * leaked. A signal handler may not call into the library, so the signals
  * are blocked in every thread and one watcher thread takes them with

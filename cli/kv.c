@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* K=V argument lists; see kv.h. */
 #include "kv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* K=V arguments (-e, -l, --secret, --label). */
 #ifndef SBIO_CLI_KV_H
 #define SBIO_CLI_KV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Colour, tables and JSON. Colour is a decision about stdout only: stderr
  * carries errors that are read in logs as often as on terminals. */
 #include "output.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output helpers shared by the commands: the colour decision, aligned
  * tables for humans and one-document JSON for programs. */
 #ifndef SBIO_CLI_OUTPUT_H

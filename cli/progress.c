@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The progress bar. It lives on one line of stderr: each redraw returns to
  * the line's start, writes the bar and erases what is left of the old one;
  * clearing erases the line, so the next output starts on a clean line and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A one-line progress bar on stderr for the long steps the library reports
  * while a command waits (an image pull during `sbio run`'s create). */
 #ifndef SBIO_CLI_PROGRESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsing `sbio run`; see run_options.h. Secret values are looked up here
  * and from then on only travel to the API: no message below prints one. */
 #include "run_options.h"

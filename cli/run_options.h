@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command line of `sbio run`, parsed and validated before anything
  * is created: a usage mistake must never cost a sandbox. */
 #ifndef SBIO_CLI_RUN_OPTIONS_H
