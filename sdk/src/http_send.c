@@ -187,6 +187,50 @@ static int transport_outcome(CURLcode rc, CURL *h, const sbio_sdk_http *c, long 
   }
 }
 
+/* The step a transfer that ended with `rc` failed at. For a timeout (and
+ * a failure libcurl does not attribute) the step is read from the
+ * transfer's timings: what had not completed yet is where it stopped. */
+static int failed_at(CURLcode rc, CURL *h) {
+  long proxy_answer = 0;
+  curl_easy_getinfo(h, CURLINFO_HTTP_CONNECTCODE, &proxy_answer);
+  switch (rc) {
+  case CURLE_COULDNT_RESOLVE_HOST:
+    return SBIO_SDK_HTTP_AT_DNS;
+  case CURLE_COULDNT_RESOLVE_PROXY:
+#if LIBCURL_VERSION_NUM >= 0x074900
+  case CURLE_PROXY:
+#endif
+    return SBIO_SDK_HTTP_AT_PROXY;
+  case CURLE_SSL_CONNECT_ERROR:
+  case CURLE_PEER_FAILED_VERIFICATION:
+  case CURLE_SSL_CERTPROBLEM:
+  case CURLE_SSL_CIPHER:
+  case CURLE_SSL_CACERT_BADFILE:
+  case CURLE_SSL_ISSUER_ERROR:
+  case CURLE_SSL_CRL_BADFILE:
+  case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+  case CURLE_SSL_INVALIDCERTSTATUS:
+  case CURLE_USE_SSL_FAILED:
+    return SBIO_SDK_HTTP_AT_TLS;
+  default:
+    break;
+  }
+  /* A proxy that answered the tunnel request with anything but 2xx. */
+  if (proxy_answer != 0 && (proxy_answer < 200 || proxy_answer >= 300)) return SBIO_SDK_HTTP_AT_PROXY;
+  curl_off_t resolved = 0, connected = 0, handshaken = 0, started = 0;
+  curl_easy_getinfo(h, CURLINFO_NAMELOOKUP_TIME_T, &resolved);
+  curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connected);
+  curl_easy_getinfo(h, CURLINFO_APPCONNECT_TIME_T, &handshaken);
+  curl_easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &started);
+  char *url = NULL;
+  curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &url);
+  int tls = url && !strncmp(url, "https:", 6);
+  if (rc == CURLE_COULDNT_CONNECT) return SBIO_SDK_HTTP_AT_CONNECT;
+  if (connected == 0) return resolved == 0 ? SBIO_SDK_HTTP_AT_DNS : SBIO_SDK_HTTP_AT_CONNECT;
+  if (tls && handshaken == 0 && started == 0) return SBIO_SDK_HTTP_AT_TLS;
+  return SBIO_SDK_HTTP_AT_TRANSFER;
+}
+
 static void finish(xfer *x, CURL *h, CURLcode rc, int outcome, const char *errbuf, long left_ms,
                    sbio_sdk_http_response *resp) {
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
@@ -200,6 +244,9 @@ static void finish(xfer *x, CURL *h, CURLcode rc, int outcome, const char *errbu
     resp->outcome = SBIO_SDK_HTTP_STOPPED;
   else if (rc != CURLE_OK)
     resp->outcome = transport_outcome(rc, h, x->c, left_ms);
+  if (resp->outcome == SBIO_SDK_HTTP_UNREACHABLE || resp->outcome == SBIO_SDK_HTTP_BROKEN ||
+      resp->outcome == SBIO_SDK_HTTP_TIMEOUT)
+    resp->failed_at = failed_at(rc, h);
   if (resp->outcome == SBIO_SDK_HTTP_UNREACHABLE || resp->outcome == SBIO_SDK_HTTP_BROKEN ||
       resp->outcome == SBIO_SDK_HTTP_TIMEOUT)
     snprintf(resp->error, sizeof resp->error, "%s%s%s", curl_easy_strerror(rc), errbuf[0] ? ": " : "", errbuf);
@@ -222,6 +269,7 @@ void sbio__http_attempt(sbio_sdk_http *c, const sbio_sdk_http_request *req, cons
                         sbio_sdk_http_response *resp, int *sink_used) {
   resp->outcome = SBIO_SDK_HTTP_ANSWERED;
   resp->status = 0;
+  resp->failed_at = SBIO_SDK_HTTP_AT_NONE;
   resp->error[0] = '\0';
   if (call->cancelled && call->cancelled(call)) {
     fail_early(resp, SBIO_SDK_HTTP_CANCELLED, "cancelled");

@@ -73,6 +73,7 @@ static void answers(void **state) {
   assert_int_equal(resp.outcome, SBIO_SDK_HTTP_ANSWERED);
   assert_int_equal(resp.status, 200);
   assert_int_equal(resp.attempts, 1);
+  assert_int_equal(resp.failed_at, SBIO_SDK_HTTP_AT_NONE);
   assert_string_equal(resp.body, "{\"ok\":true}");
   assert_int_equal(resp.len, 11);
   char type[64];
@@ -268,7 +269,8 @@ static void deadline(void **state) {
   assert_int_equal(get(f, NULL, "/hang", 0.3, &resp), -1);
   int64_t ms = (test_now_ns() - start) / 1000000;
   assert_int_equal(resp.outcome, SBIO_SDK_HTTP_TIMEOUT);
-  assert_int_equal(resp.attempts, 1); /* a timeout is never retried */
+  assert_int_equal(resp.failed_at, SBIO_SDK_HTTP_AT_TRANSFER); /* connected, then no answer */
+  assert_int_equal(resp.attempts, 1);                          /* a timeout is never retried */
   assert_true(ms >= 250 && ms < 2000);
   sbio_bk_error err = {.size = sizeof err};
   assert_int_equal(sbio_sdk_http_fail(f->client, &resp, SBIO_SDK_OP_CREATE, "create", &err), SBIO_E_CREATE_TIMEOUT);
@@ -340,12 +342,23 @@ static void unreachable(void **state) {
   sbio_sdk_http_response resp;
   assert_int_equal(get(f, c, "/ok", 10, &resp), -1);
   assert_int_equal(resp.outcome, SBIO_SDK_HTTP_UNREACHABLE);
+  assert_int_equal(resp.failed_at, SBIO_SDK_HTTP_AT_CONNECT);
   assert_int_equal(resp.attempts, 3); /* a GET is retried */
   sbio_bk_error err = {.size = sizeof err};
   assert_int_equal(sbio_sdk_http_fail(c, &resp, SBIO_SDK_OP_CONNECT, "list sandboxes", &err), SBIO_E_CONNECT);
   assert_non_null(strstr(err.message, "acme: list sandboxes: cannot reach the provider at http://127.0.0.1:"));
   assert_non_null(strstr(err.message, "(after 3 attempts)"));
   assert_true(err.hint[0] != '\0');
+  sbio_sdk_http_response_free(&resp);
+  sbio_sdk_http_free(c);
+
+  /* TLS spoken to a server that answers in plain HTTP: the handshake is
+   * where it failed. */
+  snprintf(url, sizeof url, "https://127.0.0.1:%d/api", test_server_port(f->server));
+  c = client_with(f, (sbio_sdk_http_options){.base_url = url, .max_attempts = 1});
+  assert_int_equal(get(f, c, "/ok", 10, &resp), -1);
+  assert_int_equal(resp.outcome, SBIO_SDK_HTTP_UNREACHABLE);
+  assert_int_equal(resp.failed_at, SBIO_SDK_HTTP_AT_TLS);
   sbio_sdk_http_response_free(&resp);
   sbio_sdk_http_free(c);
 }

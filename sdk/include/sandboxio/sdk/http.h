@@ -18,6 +18,13 @@
  *   create (POST) is never retried behind the caller's back.
  * - Secrets: header values listed as secret and the `secrets` set never
  *   appear in messages made by sbio_sdk_http_fail().
+ * - Redirects are not followed: a 3xx is an answer like any other, its
+ *   target in sbio_sdk_http_header(resp, "Location", ...), so a backend
+ *   decides itself whether a new address may receive its credentials.
+ * - Nothing is sent but what the request says: no cookies, no .netrc
+ *   credentials, and nothing is written (no cookie jar, HSTS or alt-svc
+ *   cache). A proxy is used as libcurl's standard variables say
+ *   (https_proxy or HTTPS_PROXY, http_proxy, all_proxy, no_proxy).
  *
  * One client may be used by many threads at once; it keeps a small pool of
  * connections so keep-alive connections are reused. */
@@ -103,6 +110,18 @@ enum {
   SBIO_SDK_HTTP_NOMEM         /* out of memory */
 };
 
+/* Where a transport failure happened (resp->failed_at), so a message or
+ * hint can say which: a name that does not resolve, a refused connection,
+ * a certificate, a proxy. For a timeout, the step that was under way. */
+enum {
+  SBIO_SDK_HTTP_AT_NONE = 0, /* no transport failure (an answer, or a limit, sink or memory) */
+  SBIO_SDK_HTTP_AT_DNS,      /* resolving the host name */
+  SBIO_SDK_HTTP_AT_CONNECT,  /* the TCP connection (refused, unreachable network) */
+  SBIO_SDK_HTTP_AT_PROXY,    /* reaching the proxy, or the proxy refused the tunnel */
+  SBIO_SDK_HTTP_AT_TLS,      /* the TLS handshake, including certificate verification */
+  SBIO_SDK_HTTP_AT_TRANSFER  /* sending the request or reading the answer */
+};
+
 typedef struct sbio_sdk_http_response {
   int outcome;     /* SBIO_SDK_HTTP_* */
   long status;     /* HTTP status of the last answer, 0 if none */
@@ -112,6 +131,7 @@ typedef struct sbio_sdk_http_response {
   size_t len;
   char *headers; /* raw header lines of the last answer (internal; use sbio_sdk_http_header) */
   size_t headers_len;
+  int failed_at; /* SBIO_SDK_HTTP_AT_*: where a transport failure or timeout happened */
 } sbio_sdk_http_response;
 
 /* Sends the request (with retries, see above). Returns 0 when an answer
