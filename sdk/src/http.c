@@ -93,6 +93,7 @@ static int configure(sbio_sdk_http *c, const sbio_sdk_http_options *opt, sbio_bk
   c->backoff_max_ms = opt->backoff_max_ms > 0 ? opt->backoff_max_ms : DEFAULT_BACKOFF_MAX_MS;
   c->retry_after_max_ms = opt->retry_after_max_ms > 0 ? opt->retry_after_max_ms : DEFAULT_RETRY_AFTER_MAX_MS;
   c->body_limit = opt->body_limit > 0 ? opt->body_limit : DEFAULT_BODY_LIMIT;
+  if (rc == SBIO_OK) rc = sbio__http_transport_configure(c, opt);
   return rc;
 }
 
@@ -140,6 +141,7 @@ void sbio_sdk_http_free(sbio_sdk_http *c) {
   free(c->user_agent);
   free(c->ca_file);
   free(c->credential_env);
+  sbio__http_transport_free(c);
   pthread_mutex_destroy(&c->lock);
   free(c);
 }

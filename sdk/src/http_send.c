@@ -7,17 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct xfer {
-  sbio_sdk_http *c;
-  const sbio_sdk_http_request *req;
-  CURL *easy;
-  sbio__sdk_buf body, headers;
-  int too_large, stopped, nomem;
-  int *sink_used;
-} xfer;
-
-static size_t on_body(char *data, size_t size, size_t n, void *user) {
-  xfer *x = user;
+size_t sbio__http_on_body(char *data, size_t size, size_t n, void *user) {
+  http_xfer *x = user;
   size_t len = size * n;
   long status = 0;
   curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
@@ -42,7 +33,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *user) {
 }
 
 static size_t on_header(char *line, size_t size, size_t n, void *user) {
-  xfer *x = user;
+  http_xfer *x = user;
   size_t len = size * n;
   /* A status line starts a new answer (after a 100 Continue, say): only
    * the last answer's headers count. */
@@ -66,7 +57,7 @@ static int build_headers(const sbio_sdk_http *c, const sbio_sdk_http_request *re
     if (add_header(list, c->headers[i])) return -1;
   for (size_t i = 0; i < req->n_headers; i++)
     if (add_header(list, req->headers[i])) return -1;
-  if (req->body) {
+  if (req->body || req->read) {
     char type[256];
     snprintf(type, sizeof type, "Content-Type: %s", req->content_type ? req->content_type : "application/json");
     if (add_header(list, type)) return -1;
@@ -75,7 +66,7 @@ static int build_headers(const sbio_sdk_http *c, const sbio_sdk_http_request *re
   return add_header(list, "Expect:");
 }
 
-static int request_headers_ok(const sbio_sdk_http_request *req) {
+int sbio__http_request_ok(const sbio_sdk_http_request *req) {
   for (size_t i = 0; i < req->n_headers; i++) {
     const char *h = req->headers[i];
     if (!h || !strchr(h, ':') || strpbrk(h, "\r\n")) return 0;
@@ -83,7 +74,7 @@ static int request_headers_ok(const sbio_sdk_http_request *req) {
   return !req->content_type || !strpbrk(req->content_type, "\r\n");
 }
 
-static char *full_url(const sbio_sdk_http *c, const char *path) {
+char *sbio__http_url(const sbio_sdk_http *c, const char *path) {
   if (!path) path = "";
   const char *sep = path[0] == '/' || path[0] == '?' || !path[0] ? "" : "/";
   size_t n = strlen(c->base_url) + strlen(sep) + strlen(path) + 1;
@@ -92,8 +83,42 @@ static char *full_url(const sbio_sdk_http *c, const char *path) {
   return url;
 }
 
-static void set_method(CURL *h, const sbio_sdk_http_request *req) {
+/* The streaming body: the caller's read(), as libcurl wants it. */
+static size_t on_read(char *buf, size_t size, size_t n, void *user) {
+  http_xfer *x = user;
+  if (!x->req->rewind) *x->sink_used = 1; /* what was read cannot be read again */
+  long got = x->req->read(x->req->read_user, buf, size * n);
+  if (got < 0 || (size_t)got > size * n) {
+    x->stopped = 1;
+    return CURL_READFUNC_ABORT;
+  }
+  return (size_t)got;
+}
+
+/* libcurl rewinds an upload itself on some resends (a connection that
+ * turned out dead); only back to the start is possible. */
+static int on_seek(void *user, curl_off_t offset, int origin) {
+  http_xfer *x = user;
+  if (offset != 0 || origin != SEEK_SET || !x->req->rewind) return CURL_SEEKFUNC_CANTSEEK;
+  return x->req->rewind(x->req->read_user) == 0 ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL;
+}
+
+static void set_upload(CURL *h, const char *m, http_xfer *x) {
+  curl_easy_setopt(h, CURLOPT_UPLOAD, 1L); /* PUT unless told otherwise; chunked when the length is unknown */
+  curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+  curl_easy_setopt(h, CURLOPT_READDATA, x);
+  curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
+  curl_easy_setopt(h, CURLOPT_SEEKDATA, x);
+  if (x->req->read_len >= 0) curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)x->req->read_len);
+  if (strcmp(m, "PUT") != 0) curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, m);
+}
+
+static void set_method(CURL *h, const sbio_sdk_http_request *req, http_xfer *x) {
   const char *m = req->method ? req->method : "GET";
+  if (req->read) {
+    set_upload(h, m, x);
+    return;
+  }
   if (!strcmp(m, "GET") && !req->body) {
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     return;
@@ -109,61 +134,55 @@ static void set_method(CURL *h, const sbio_sdk_http_request *req) {
   }
 }
 
-static long ms_left(const sbio_bk_call *call) {
+long sbio__http_ms_left(const sbio_bk_call *call) {
   int64_t left = call->deadline_ns - sbio__sdk_now_ns(call);
   if (left <= 0) return 0;
   return left / 1000000 > 0x7fffffffL ? 0x7fffffffL : (long)(left / 1000000);
 }
 
-static void setup(sbio_sdk_http *c, CURL *h, const char *url, struct curl_slist *headers, xfer *x, char *errbuf,
-                  long left_ms) {
-  curl_easy_setopt(h, CURLOPT_URL, url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-  if (c->unix_socket) curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->unix_socket);
-  if (c->ca_file) curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+static void setup(sbio_sdk_http *c, CURL *h, http_xfer *x, long left_ms) {
+  curl_easy_setopt(h, CURLOPT_URL, x->url);
+  sbio__http_transport_apply(c, h, left_ms);
   curl_easy_setopt(h, CURLOPT_USERAGENT, c->user_agent);
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->header_list);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, left_ms > 0 ? left_ms : 1L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms < left_ms ? c->connect_timeout_ms : left_ms);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sbio__http_on_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-  set_method(h, x->req);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
+  set_method(h, x->req, x);
 }
 
-/* Drives the transfer, polling for cancellation and the deadline between
- * waits. Returns the transfer's result, or sets *outcome when it was
- * abandoned. */
-static CURLcode drive(http_slot *slot, const sbio_bk_call *call, int *outcome) {
+CURLcode sbio__http_drive(http_xfer *x, const sbio_bk_call *call, int *outcome) {
+  http_slot *slot = x->slot;
+  if (curl_multi_add_handle(slot->multi, slot->easy) != CURLM_OK) return CURLE_FAILED_INIT;
+  CURLcode result = CURLE_FAILED_INIT;
   int running = 1;
   while (running) {
-    if (curl_multi_perform(slot->multi, &running) != CURLM_OK) return CURLE_FAILED_INIT;
+    if (curl_multi_perform(slot->multi, &running) != CURLM_OK) goto out;
     if (!running) break;
     if (call->cancelled && call->cancelled(call)) {
       *outcome = SBIO_SDK_HTTP_CANCELLED;
-      return CURLE_ABORTED_BY_CALLBACK;
+      result = CURLE_ABORTED_BY_CALLBACK;
+      goto out;
     }
-    if (ms_left(call) == 0) {
+    if (sbio__http_ms_left(call) == 0) {
       *outcome = SBIO_SDK_HTTP_TIMEOUT;
-      return CURLE_OPERATION_TIMEDOUT;
+      result = CURLE_OPERATION_TIMEDOUT;
+      goto out;
     }
     curl_multi_poll(slot->multi, NULL, 0, SBIO_SDK_HTTP_POLL_MS, NULL);
   }
-  CURLcode result = CURLE_FAILED_INIT;
   int left = 0;
   for (CURLMsg *msg; (msg = curl_multi_info_read(slot->multi, &left));)
     if (msg->msg == CURLMSG_DONE) result = msg->data.result;
+out:
+  curl_multi_remove_handle(slot->multi, slot->easy);
   return result;
 }
 
-static int transport_outcome(CURLcode rc, CURL *h, const sbio_sdk_http *c, long left_ms) {
+int sbio__http_transport_outcome(CURLcode rc, CURL *h, const sbio_sdk_http *c, long left_ms) {
   switch (rc) {
   case CURLE_COULDNT_CONNECT:
   case CURLE_COULDNT_RESOLVE_HOST:
@@ -190,7 +209,7 @@ static int transport_outcome(CURLcode rc, CURL *h, const sbio_sdk_http *c, long 
 /* The step a transfer that ended with `rc` failed at. For a timeout (and
  * a failure libcurl does not attribute) the step is read from the
  * transfer's timings: what had not completed yet is where it stopped. */
-static int failed_at(CURLcode rc, CURL *h) {
+int sbio__http_failed_at(CURLcode rc, CURL *h) {
   long proxy_answer = 0;
   curl_easy_getinfo(h, CURLINFO_HTTP_CONNECTCODE, &proxy_answer);
   switch (rc) {
@@ -231,8 +250,8 @@ static int failed_at(CURLcode rc, CURL *h) {
   return SBIO_SDK_HTTP_AT_TRANSFER;
 }
 
-static void finish(xfer *x, CURL *h, CURLcode rc, int outcome, const char *errbuf, long left_ms,
-                   sbio_sdk_http_response *resp) {
+void sbio__http_end(http_xfer *x, CURLcode rc, int outcome, sbio_sdk_http_response *resp) {
+  CURL *h = x->easy;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
   if (outcome != SBIO_SDK_HTTP_ANSWERED)
     resp->outcome = outcome;
@@ -243,20 +262,26 @@ static void finish(xfer *x, CURL *h, CURLcode rc, int outcome, const char *errbu
   else if (x->stopped)
     resp->outcome = SBIO_SDK_HTTP_STOPPED;
   else if (rc != CURLE_OK)
-    resp->outcome = transport_outcome(rc, h, x->c, left_ms);
+    resp->outcome = sbio__http_transport_outcome(rc, h, x->c, x->left_ms);
   if (resp->outcome == SBIO_SDK_HTTP_UNREACHABLE || resp->outcome == SBIO_SDK_HTTP_BROKEN ||
-      resp->outcome == SBIO_SDK_HTTP_TIMEOUT)
-    resp->failed_at = failed_at(rc, h);
-  if (resp->outcome == SBIO_SDK_HTTP_UNREACHABLE || resp->outcome == SBIO_SDK_HTTP_BROKEN ||
-      resp->outcome == SBIO_SDK_HTTP_TIMEOUT)
-    snprintf(resp->error, sizeof resp->error, "%s%s%s", curl_easy_strerror(rc), errbuf[0] ? ": " : "", errbuf);
-  sbio__http_one_line(resp->error);
+      resp->outcome == SBIO_SDK_HTTP_TIMEOUT) {
+    resp->failed_at = sbio__http_failed_at(rc, h);
+    sbio__http_transport_error(x->c, h, rc, x->errbuf, resp->error, sizeof resp->error);
+    if (resp->outcome != SBIO_SDK_HTTP_TIMEOUT) resp->tls_failure = sbio__http_tls_failure(x->c, rc, x->errbuf);
+  }
   size_t body_len = x->body.len, headers_len = x->headers.len; /* bodies may hold NUL bytes */
   resp->body = sbio__sdk_buf_take(&x->body);
   resp->len = resp->body ? body_len : 0;
   resp->headers = sbio__sdk_buf_take(&x->headers);
   resp->headers_len = resp->headers ? headers_len : 0;
   if (!resp->body || !resp->headers) resp->outcome = SBIO_SDK_HTTP_NOMEM;
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL); /* x->errbuf goes away with x */
+  sbio__http_slot_give(x->c, x->slot);
+  curl_slist_free_all(x->header_list);
+  free(x->url);
+  x->slot = NULL;
+  x->header_list = NULL;
+  x->url = NULL;
 }
 
 static void fail_early(sbio_sdk_http_response *resp, int outcome, const char *why) {
@@ -265,47 +290,55 @@ static void fail_early(sbio_sdk_http_response *resp, int outcome, const char *wh
   if (!resp->body) resp->body = calloc(1, 1);
 }
 
-void sbio__http_attempt(sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
-                        sbio_sdk_http_response *resp, int *sink_used) {
+int sbio__http_begin(http_xfer *x, sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
+                     int *sink_used, sbio_sdk_http_response *resp) {
+  memset(x, 0, sizeof *x);
   resp->outcome = SBIO_SDK_HTTP_ANSWERED;
   resp->status = 0;
   resp->failed_at = SBIO_SDK_HTTP_AT_NONE;
   resp->error[0] = '\0';
+  resp->tls_failure = 0;
   if (call->cancelled && call->cancelled(call)) {
     fail_early(resp, SBIO_SDK_HTTP_CANCELLED, "cancelled");
-    return;
+    return -1;
   }
-  long left_ms = ms_left(call);
+  long left_ms = sbio__http_ms_left(call);
   if (left_ms == 0) {
     fail_early(resp, SBIO_SDK_HTTP_TIMEOUT, "the deadline passed before the request was sent");
-    return;
+    return -1;
   }
-  if (!request_headers_ok(req)) {
+  if (!sbio__http_request_ok(req)) {
     fail_early(resp, SBIO_SDK_HTTP_BROKEN, "a request header is not one line of the form 'Name: value'");
-    return;
+    return -1;
   }
-  xfer x = {.c = c, .req = req, .sink_used = sink_used};
-  struct curl_slist *headers = NULL;
-  char *url = full_url(c, req->path);
-  http_slot *slot = url && build_headers(c, req, &headers) == 0 ? sbio__http_slot_take(c) : NULL;
-  if (!slot) {
-    free(url);
-    curl_slist_free_all(headers);
+  if (req->read && req->rewind && req->rewind(req->read_user) != 0) {
+    fail_early(resp, SBIO_SDK_HTTP_STOPPED, "the request body could not be rewound");
+    return -1;
+  }
+  x->c = c;
+  x->req = req;
+  x->sink_used = sink_used;
+  x->left_ms = left_ms;
+  x->url = sbio__http_url(c, req->path);
+  x->slot = x->url && build_headers(c, req, &x->header_list) == 0 ? sbio__http_slot_take(c) : NULL;
+  if (!x->slot) {
+    free(x->url);
+    curl_slist_free_all(x->header_list);
+    memset(x, 0, sizeof *x);
     fail_early(resp, SBIO_SDK_HTTP_NOMEM, "out of memory");
-    return;
+    return -1;
   }
-  x.easy = slot->easy;
-  curl_easy_reset(slot->easy); /* keeps the connections, forgets the last request's options */
-  char errbuf[CURL_ERROR_SIZE] = "";
-  setup(c, slot->easy, url, headers, &x, errbuf, left_ms);
+  x->easy = x->slot->easy;
+  curl_easy_reset(x->easy); /* keeps the connections, forgets the last request's options */
+  setup(c, x->easy, x, left_ms);
+  return 0;
+}
+
+void sbio__http_attempt(sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
+                        sbio_sdk_http_response *resp, int *sink_used) {
+  http_xfer x;
+  if (sbio__http_begin(&x, c, req, call, sink_used, resp) != 0) return;
   int outcome = SBIO_SDK_HTTP_ANSWERED;
-  CURLcode rc = CURLE_FAILED_INIT;
-  if (curl_multi_add_handle(slot->multi, slot->easy) == CURLM_OK) {
-    rc = drive(slot, call, &outcome);
-    curl_multi_remove_handle(slot->multi, slot->easy);
-  }
-  finish(&x, slot->easy, rc, outcome, errbuf, left_ms, resp);
-  sbio__http_slot_give(c, slot);
-  curl_slist_free_all(headers);
-  free(url);
+  CURLcode rc = sbio__http_drive(&x, call, &outcome);
+  sbio__http_end(&x, rc, outcome, resp);
 }

@@ -12,6 +12,7 @@
  *   <sandboxio/sdk/secrets.h>   credentials from the environment, redaction, logging
  *   <sandboxio/sdk/settings.h>  typed access to the backend's JSON settings
  *   <sandboxio/sdk/http.h>      libcurl client with deadlines, cancellation, retries
+ *   <sandboxio/sdk/http_stream.h> bodies read piece by piece, upgraded connections
  *
  * Stability: source-compatible within a major version of the SDK
  * (SBIO_SDK_VERSION_MAJOR); the static library has no ABI of its own to
@@ -20,11 +21,12 @@
 #define SANDBOXIO_SDK_H
 
 #define SBIO_SDK_VERSION_MAJOR 1
-#define SBIO_SDK_VERSION_MINOR 0
+#define SBIO_SDK_VERSION_MINOR 1
 
 #include <sandboxio/backend.h>
 #include <sandboxio/sdk/error.h>
 #include <sandboxio/sdk/http.h>
+#include <sandboxio/sdk/http_stream.h>
 #include <sandboxio/sdk/secrets.h>
 #include <sandboxio/sdk/settings.h>
 

@@ -26,6 +26,12 @@
  *   cache). A proxy is used as libcurl's standard variables say
  *   (https_proxy or HTTPS_PROXY, http_proxy, all_proxy, no_proxy).
  *
+ * - Transport: TCP, or a unix socket; TLS verified against ca_file or the
+ *   system's CAs, with a client certificate for servers that require one
+ *   (mutual TLS). A request body may be produced while it is sent (read
+ *   callback); <sandboxio/sdk/http_stream.h> adds response bodies pulled
+ *   piece by piece and connections upgraded to a raw byte stream.
+ *
  * One client may be used by many threads at once; it keeps a small pool of
  * connections so keep-alive connections are reused. */
 #ifndef SANDBOXIO_SDK_HTTP_H
@@ -69,6 +75,17 @@ typedef struct sbio_sdk_http_options {
   long backoff_max_ms;             /* 0: 5000 */
   long retry_after_max_ms;         /* 0: 30000 */
   size_t body_limit;               /* largest buffered response body; 0: 16 MiB */
+  /* Mutual TLS: PEM files of this client's certificate and private key,
+   * presented when the server asks for one. NULL: none. */
+  const char *client_cert;
+  const char *client_key;
+  /* Non-zero: TLS without checking the server's certificate or name. Only
+   * to honour a tool's own documented insecure mode that the user chose
+   * (DOCKER_TLS without DOCKER_TLS_VERIFY); never a default. */
+  int tls_no_verify;
+  /* Non-zero: connect directly, whatever the proxy environment variables
+   * say: for a local daemon that is never behind the user's proxy. */
+  int no_proxy;
 } sbio_sdk_http_options;
 
 /* Copies what it needs from `opt`. SBIO_E_CONFIG when base_url is not an
@@ -96,7 +113,21 @@ typedef struct sbio_sdk_http_request {
    * is never retried. */
   int (*sink)(void *user, const char *data, size_t len);
   void *sink_user;
+  /* Optional: a body produced while it is sent, instead of `body` (an
+   * upload that is not in memory). read() fills up to `size` bytes at buf
+   * and returns how many, 0 at the end, or < 0 to abandon the request
+   * (SBIO_SDK_HTTP_STOPPED). read_len is the body's length, or
+   * SBIO_SDK_HTTP_UNKNOWN_LENGTH to send it chunked. rewind() goes back to
+   * the first byte and is called before every attempt, so a request with
+   * one may be retried; without it, a request whose body was read from is
+   * never repeated. Return non-zero from rewind() when that is impossible. */
+  long (*read)(void *user, char *buf, size_t size);
+  int (*rewind)(void *user);
+  void *read_user;
+  int64_t read_len;
 } sbio_sdk_http_request;
+
+#define SBIO_SDK_HTTP_UNKNOWN_LENGTH ((int64_t)-1)
 
 /* How a request ended. */
 enum {
@@ -106,7 +137,7 @@ enum {
   SBIO_SDK_HTTP_UNREACHABLE,  /* could not connect (refused, DNS, TLS handshake) */
   SBIO_SDK_HTTP_BROKEN,       /* the connection failed after it was made */
   SBIO_SDK_HTTP_TOO_LARGE,    /* the body exceeded body_limit */
-  SBIO_SDK_HTTP_STOPPED,      /* the sink asked to stop */
+  SBIO_SDK_HTTP_STOPPED,      /* the sink, or the body's read(), asked to stop */
   SBIO_SDK_HTTP_NOMEM         /* out of memory */
 };
 
@@ -132,7 +163,22 @@ typedef struct sbio_sdk_http_response {
   char *headers; /* raw header lines of the last answer (internal; use sbio_sdk_http_header) */
   size_t headers_len;
   int failed_at; /* SBIO_SDK_HTTP_AT_*: where a transport failure or timeout happened */
+  /* With UNREACHABLE or BROKEN: SBIO_SDK_TLS_* when TLS was the cause, so
+   * a backend can say which certificate to check (the server refusing this
+   * client's certificate can come after the handshake: failed_at is then
+   * TRANSFER); 0 otherwise. */
+  int tls_failure;
 } sbio_sdk_http_response;
+
+enum {
+  /* The handshake failed on this side: the server's certificate did not
+   * verify against ca_file (or the system's CAs), or the CA file, client
+   * certificate or key could not be used. */
+  SBIO_SDK_TLS_HANDSHAKE = 1,
+  /* The server refused this client's certificate, or that none was given
+   * (TLS 1.3 reports it as an alert on the first read). */
+  SBIO_SDK_TLS_REFUSED = 2
+};
 
 /* Sends the request (with retries, see above). Returns 0 when an answer
  * arrived, whatever its status, and -1 otherwise (resp->outcome says why).
@@ -161,6 +207,16 @@ int sbio_sdk_http_fail(const sbio_sdk_http *client, const sbio_sdk_http_response
  * host's clock (the system's monotonic clock without a host), and it is
  * never cancelled. */
 void sbio_sdk_call_init(sbio_bk_call *call, const sbio_host_services *host, double seconds);
+
+/* A call for one step of an operation that must take at most `seconds`
+ * (a probe, a status check): its deadline is the earlier of the parent's
+ * and `seconds` from now, and it is cancelled when the parent is. Use
+ * &sub->call while `parent` and `sub` are alive. */
+typedef struct sbio_sdk_subcall {
+  sbio_bk_call call;
+  const sbio_bk_call *parent;
+} sbio_sdk_subcall;
+void sbio_sdk_call_narrow(sbio_sdk_subcall *sub, const sbio_bk_call *parent, double seconds);
 
 /* Percent-encodes everything but unreserved characters (A-Z a-z 0-9 - . _ ~),
  * for one path segment or query value. malloc'd; NULL on out-of-memory. */
