@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* ------------------------------------------------------------ verdicts */
-static void append(kit_case *c, const char *sep, const char *fmt, va_list ap) {
+__attribute__((format(printf, 3, 0))) static void append(kit_case *c, const char *sep, const char *fmt, va_list ap) {
   size_t used = strlen(c->reason);
   if (used && used + strlen(sep) < sizeof c->reason) {
     memcpy(c->reason + used, sep, strlen(sep) + 1);

@@ -4,7 +4,7 @@
 # The package list lives here and nowhere else.
 set -euo pipefail
 packages=(
-  build-essential cmake pkg-config clang
+  build-essential cmake pkg-config clang libclang-rt-14-dev   # gcc and clang builds (clang: its sanitizer runtime)
   libltdl-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libarchive-dev
   libcmocka-dev
   docker.io runsc busybox-static   # the docker backend's tests run a private engine

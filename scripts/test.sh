@@ -1,15 +1,31 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The test command: installs dependencies, builds, runs the whole suite.
-#   scripts/test.sh              plain build in build/
-#   scripts/test.sh --sanitize   AddressSanitizer + UBSan build in build-asan/
+#   scripts/test.sh                      gcc, plain build in build/
+#   scripts/test.sh --sanitize           AddressSanitizer + UBSan build in build-asan/
+#   scripts/test.sh --compiler clang     the same with clang, in build-clang/ (build-clang-asan/)
+# Warnings are errors here (SBIO_WERROR=ON), as in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+usage() { echo "usage: scripts/test.sh [--sanitize] [--compiler gcc|clang]" >&2; exit 64; }
 sanitize=OFF
-dir=build
-if [ "${1:-}" = "--sanitize" ]; then
-  sanitize=ON
-  dir=build-asan
+compiler=gcc
+while [ $# -gt 0 ]; do
+  case $1 in
+    --sanitize) sanitize=ON ;;
+    --compiler) [ $# -ge 2 ] || usage; compiler=$2; shift ;;
+    --compiler=*) compiler=${1#--compiler=} ;;
+    *) usage ;;
+  esac
+  shift
+done
+case $compiler in
+  gcc) cc=gcc dir=build ;;
+  clang) cc=clang dir=build-clang ;;
+  *) echo "scripts/test.sh: --compiler must be gcc or clang, not '$compiler'" >&2; exit 64 ;;
+esac
+if [ "$sanitize" = ON ]; then
+  dir=$dir-asan
   # Leaks are errors; a plugin's symbols stay resolvable in reports.
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -19,6 +35,7 @@ scripts/deps.sh
 # the sanitizer build keeps -O0 for exact reports.
 build_type=RelWithDebInfo
 [ "$sanitize" = ON ] && build_type=Debug
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$build_type" -DSBIO_SANITIZE="$sanitize"
+cmake -S . -B "$dir" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE="$build_type" -DSBIO_SANITIZE="$sanitize" \
+      -DSBIO_WERROR=ON
 cmake --build "$dir" -j"$(nproc)"
 ctest --test-dir "$dir" --output-on-failure -j"$(nproc)"

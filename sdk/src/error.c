@@ -20,7 +20,8 @@ int sbio_sdk_code_valid(int code) {
   return 0;
 }
 
-static void fill(sbio_bk_error *err, int code, const char *hint, const char *fmt, va_list ap) {
+__attribute__((format(printf, 4, 0))) static void fill(sbio_bk_error *err, int code, const char *hint, const char *fmt,
+                                                       va_list ap) {
   if (!err) return;
   err->provider_status = 0;
   vsnprintf(err->message, sizeof err->message, fmt, ap);

@@ -377,8 +377,8 @@ static void test_toolbox_url_fallbacks(void **state) {
   static const char *const steps[] = {
       "{\"settings\":{\"omitToolboxProxyUrl\":true}}",
       "{\"settings\":{\"omitToolboxProxyUrl\":true,\"toolboxProxyUrlEndpoint\":false}}",
-      "{\"settings\":{\"omitToolboxProxyUrl\":true,\"toolboxProxyUrlEndpoint\":false,"
-      "\"configProxyToolboxUrl\":false}}",
+      ("{\"settings\":{\"omitToolboxProxyUrl\":true,\"toolboxProxyUrlEndpoint\":false,"
+       "\"configProxyToolboxUrl\":false}}"),
   };
   for (size_t i = 0; i < 3; i++) {
     dtf f;

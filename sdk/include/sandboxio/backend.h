@@ -284,6 +284,16 @@ typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
 #define SBIO_BACKEND_EXPORT
 #endif
 
+/* The note must be laid out exactly as written: clang's AddressSanitizer
+ * would otherwise pad it with a redzone and align its section to 32, which
+ * the core rightly refuses as a malformed note. (gcc leaves globals in a
+ * named section alone.) */
+#if defined(__clang__)
+#define SBIO__NOTE_UNSANITIZED __attribute__((no_sanitize("address")))
+#else
+#define SBIO__NOTE_UNSANITIZED
+#endif
+
 /* Defines the note and the entry point from one set of literals:
  *
  *   SBIO_BACKEND("acme", "1.2.0", "Acme sandboxes",
@@ -296,7 +306,7 @@ typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
     uint32_t namesz, descsz, type;                                                                                     \
     char owner[12];                                                                                                    \
     char desc[(sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)) + 3u) & ~3u];                      \
-  } sbio__note __attribute__((section(SBIO_NOTE_SECTION), used, aligned(4))) = {                                       \
+  } sbio__note SBIO__NOTE_UNSANITIZED __attribute__((section(SBIO_NOTE_SECTION), used, aligned(4))) = {                \
       sizeof(SBIO_NOTE_OWNER), sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)), SBIO_NOTE_TYPE,   \
       SBIO_NOTE_OWNER, SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)};                                  \
   static const sbio_backend_ops sbio__ops = {.size = sizeof(sbio_backend_ops),                                         \
