@@ -34,6 +34,9 @@ struct sbio__exporter {
   int failing, failure_reported;
 };
 
+/* The process-wide libcurl rule (docs/backend-abi.md, "Process-wide
+ * libraries"): initialised once before the first handle, never cleaned up,
+ * since backends and the application in this process may use libcurl too. */
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_result = CURLE_FAILED_INIT;
 static void curl_init(void) {

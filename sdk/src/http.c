@@ -2,6 +2,8 @@
 /* The HTTP client: construction, the connection pool, small helpers. */
 #include "http_internal.h"
 
+#include <sandboxio/sdk/url.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +18,9 @@
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc = CURLE_OK;
 
-/* Never paired with curl_global_cleanup: the core and other backends in the
- * same process use libcurl too, and cleanup is not safe while they do. */
+/* The process-wide libcurl rule (http.h): initialised once, here, before
+ * the first handle, and never cleaned up: the core and other backends in
+ * the same process use libcurl too, and cleanup is not safe while they do. */
 static void curl_init(void) {
   curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
@@ -67,11 +70,28 @@ static int add_headers(sbio_sdk_http *c, const char *const *lines, size_t n, int
   return SBIO_OK;
 }
 
+static const long default_retry_statuses[] = {408, 500, 502, 503, 504};
+
+static int copy_retry_statuses(sbio_sdk_http *c, const sbio_sdk_http_options *opt) {
+  const long *from = opt->retry_statuses ? opt->retry_statuses : default_retry_statuses;
+  size_t n =
+      opt->retry_statuses ? opt->n_retry_statuses : sizeof default_retry_statuses / sizeof default_retry_statuses[0];
+  c->retry_statuses = calloc(n + 1, sizeof *c->retry_statuses);
+  if (!c->retry_statuses) return -1;
+  memcpy(c->retry_statuses, from, n * sizeof *from);
+  c->n_retry_statuses = n;
+  return 0;
+}
+
 static int configure(sbio_sdk_http *c, const sbio_sdk_http_options *opt, sbio_bk_error *err) {
   if (dup_opt(opt->backend ? opt->backend : "backend", &c->backend)) return SBIO_E_INTERNAL;
   if (!opt->base_url || !base_url_ok(opt->base_url))
     return sbio_sdk_error(err, SBIO_E_CONFIG, "give an http:// or https:// URL with a host and without credentials",
                           "%s: the provider's base URL is not a valid http(s) URL", c->backend);
+  char why[300];
+  if (opt->loopback_http_only && sbio_sdk_url_check(opt->base_url, SBIO_SDK_URL_LOOPBACK_HTTP, why, sizeof why) != 0)
+    return sbio_sdk_error(err, SBIO_E_CONFIG, "use https, or plain http only to this machine",
+                          "%s: the provider's base URL is refused: %s", c->backend, why);
   char ua[128];
   snprintf(ua, sizeof ua, "sandboxio-backend-%s", c->backend);
   if (dup_opt(opt->base_url, &c->base_url) || dup_opt(opt->unix_socket, &c->unix_socket) ||
@@ -94,6 +114,8 @@ static int configure(sbio_sdk_http *c, const sbio_sdk_http_options *opt, sbio_bk
   c->retry_after_max_ms = opt->retry_after_max_ms > 0 ? opt->retry_after_max_ms : DEFAULT_RETRY_AFTER_MAX_MS;
   c->body_limit = opt->body_limit > 0 ? opt->body_limit : DEFAULT_BODY_LIMIT;
   if (rc == SBIO_OK) rc = sbio__http_transport_configure(c, opt);
+  c->request_timeout_ms = opt->request_timeout_ms > 0 ? opt->request_timeout_ms : 0;
+  if (rc == SBIO_OK && copy_retry_statuses(c, opt) != 0) rc = SBIO_E_INTERNAL;
   return rc;
 }
 
@@ -142,6 +164,7 @@ void sbio_sdk_http_free(sbio_sdk_http *c) {
   free(c->ca_file);
   free(c->credential_env);
   sbio__http_transport_free(c);
+  free(c->retry_statuses);
   pthread_mutex_destroy(&c->lock);
   free(c);
 }

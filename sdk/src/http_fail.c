@@ -72,6 +72,10 @@ static int transport(const sbio_sdk_http *c, const sbio_sdk_http_response *resp,
   case SBIO_SDK_HTTP_TIMEOUT:
     return sbio_sdk_error(err, sbio_sdk_op_timeout_code(op), "raise the timeout, or check the provider's status",
                           "%s: %s: no answer from %s before the deadline", c->backend, what, at);
+  case SBIO_SDK_HTTP_SLOW:
+    return sbio_sdk_error(err, sbio_sdk_op_code(op), "the provider is slow to answer: try again, or allow more time",
+                          "%s: %s: %s from %s", c->backend, what, resp->error[0] ? resp->error : "no answer in time",
+                          at);
   case SBIO_SDK_HTTP_CANCELLED:
     return sbio_sdk_error(err, sbio_sdk_op_code(op), NULL, "%s: %s: cancelled (the sandbox is being killed)",
                           c->backend, what);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Requests with bounded retries: which failures are worth repeating, how
- * long to wait (exponential backoff, or the provider's Retry-After), and a
- * wait that still honours the deadline and cancellation. */
+/* Requests with bounded retries: which failures are worth repeating (the
+ * rules in http.h), how long to wait (the provider's Retry-After, or the
+ * jittered backoff), and a wait that still honours the deadline and
+ * cancellation. */
 #include "http_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,46 +19,28 @@ static int method_idempotent(const char *m) {
   return 0;
 }
 
-/* Failures that a later identical request may not meet. */
-static int retryable(const sbio_sdk_http_response *resp) {
-  if (resp->outcome == SBIO_SDK_HTTP_UNREACHABLE || resp->outcome == SBIO_SDK_HTTP_BROKEN) return 1;
-  if (resp->outcome != SBIO_SDK_HTTP_ANSWERED) return 0;
-  switch (resp->status) {
-  case 408:
-  case 429:
-  case 500:
-  case 502:
-  case 503:
-  case 504:
-    return 1;
+static int status_listed(const sbio_sdk_http *c, long status) {
+  for (size_t i = 0; i < c->n_retry_statuses; i++)
+    if (c->retry_statuses[i] == status) return 1;
+  return 0;
+}
+
+/* Whether a later identical request may fare better, and may be made: the
+ * retry rules of http.h. */
+static int worth_repeating(const sbio_sdk_http *c, const sbio_sdk_http_response *resp, int idempotent) {
+  switch (resp->outcome) {
+  case SBIO_SDK_HTTP_ANSWERED:
+    /* Refused before anything was done: harmless to repeat, whatever it asks. */
+    if (resp->status == 429) return 1;
+    return idempotent && status_listed(c, resp->status);
+  case SBIO_SDK_HTTP_UNREACHABLE:
+  case SBIO_SDK_HTTP_BROKEN:
+  case SBIO_SDK_HTTP_SLOW:
+    /* Never sent: nothing can have happened. Otherwise it may have. */
+    return resp->not_sent || idempotent;
   default:
-    return 0;
+    return 0; /* the deadline, a cancellation, a stop, a limit: the same again */
   }
-}
-
-/* Milliseconds the answer's Retry-After asks for (delay-seconds or an
- * HTTP-date), or -1 when it has none that parses. */
-static long retry_after_ms(const sbio_sdk_http_response *resp) {
-  char value[128];
-  if (!sbio_sdk_http_header(resp, "Retry-After", value, sizeof value) || !value[0]) return -1;
-  if (value[0] >= '0' && value[0] <= '9') {
-    char *end;
-    errno = 0;
-    unsigned long s = strtoul(value, &end, 10);
-    if (*end || errno) return -1;
-    return s > 86400 ? 86400L * 1000 : (long)s * 1000;
-  }
-  time_t when = curl_getdate(value, NULL);
-  if (when == (time_t)-1) return -1;
-  time_t now = time(NULL);
-  if (when <= now) return 0;
-  return when - now > 86400 ? 86400L * 1000 : (long)(when - now) * 1000;
-}
-
-static long backoff_ms(const sbio_sdk_http *c, int attempt) {
-  long wait = c->backoff_initial_ms;
-  for (int i = 1; i < attempt && wait < c->backoff_max_ms; i++) wait *= 2;
-  return wait < c->backoff_max_ms ? wait : c->backoff_max_ms;
 }
 
 /* Sleeps `ms` in slices, returning early (-1) when the call is cancelled. */
@@ -82,15 +64,31 @@ static void reset(sbio_sdk_http_response *resp) {
   resp->len = resp->headers_len = 0;
 }
 
-/* How long to wait before the next attempt, or -1 not to make one. */
-static long next_wait(const sbio_sdk_http *c, const sbio_sdk_http_response *resp, const sbio_bk_call *call,
-                      int attempt) {
-  long ra = resp->outcome == SBIO_SDK_HTTP_ANSWERED ? retry_after_ms(resp) : -1;
+/* How long to wait before retry number `retry`, or -1 not to make one. */
+static long next_wait(const sbio_sdk_http *c, const sbio_sdk_http_response *resp, const sbio_bk_call *call, int retry) {
+  char value[128];
+  long ra = resp->outcome == SBIO_SDK_HTTP_ANSWERED && sbio_sdk_http_header(resp, "Retry-After", value, sizeof value)
+                ? sbio_sdk_retry_after_ms(value, time(NULL))
+                : -1;
   if (ra > c->retry_after_max_ms) return -1; /* the provider asks for longer than we will wait */
-  long wait = ra >= 0 ? ra : backoff_ms(c, attempt);
-  /* Waiting only to find the deadline passed helps nobody. */
+  long wait = ra >= 0 ? ra : sbio_sdk_backoff_ms(c->backoff_initial_ms, c->backoff_max_ms, retry);
+  /* Waiting only to find the deadline passed helps nobody: answer now. */
   if (sbio__sdk_now_ns(call) + (int64_t)wait * 1000000 >= call->deadline_ns) return -1;
   return wait;
+}
+
+/* "was throttled (429)", "answered HTTP 503", ...: for the log line. */
+static void why_text(const sbio_sdk_http_response *resp, char *buf, size_t size) {
+  if (resp->outcome == SBIO_SDK_HTTP_ANSWERED && resp->status == 429)
+    snprintf(buf, size, "was throttled (429)");
+  else if (resp->outcome == SBIO_SDK_HTTP_ANSWERED)
+    snprintf(buf, size, "answered HTTP %ld", resp->status);
+  else if (resp->outcome == SBIO_SDK_HTTP_SLOW)
+    snprintf(buf, size, "got no answer in time");
+  else if (resp->not_sent || resp->outcome == SBIO_SDK_HTTP_UNREACHABLE)
+    snprintf(buf, size, "could not reach the provider");
+  else
+    snprintf(buf, size, "lost its connection");
 }
 
 int sbio_sdk_http_send(sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
@@ -103,23 +101,24 @@ int sbio_sdk_http_send(sbio_sdk_http *c, const sbio_sdk_http_request *req, const
     return -1;
   }
   const char *method = req->method ? req->method : "GET";
-  int may_retry =
+  int idempotent =
       req->retry == SBIO_SDK_RETRY_IDEMPOTENT || (req->retry == SBIO_SDK_RETRY_AUTO && method_idempotent(req->method));
   int sink_used = 0;
   for (int attempt = 1;; attempt++) {
     reset(resp);
     resp->attempts = attempt;
     sbio__http_attempt(c, req, call, resp, &sink_used);
-    if (!may_retry || sink_used || attempt >= c->max_attempts || !retryable(resp)) break;
+    if (req->retry == SBIO_SDK_RETRY_NEVER || sink_used || attempt >= c->max_attempts ||
+        !worth_repeating(c, resp, idempotent))
+      break;
     long wait = next_wait(c, resp, call, attempt);
     if (wait < 0) break;
     char why[64];
-    if (resp->outcome == SBIO_SDK_HTTP_ANSWERED)
-      snprintf(why, sizeof why, "HTTP %ld", resp->status);
-    else
-      snprintf(why, sizeof why, "%s", resp->outcome == SBIO_SDK_HTTP_UNREACHABLE ? "unreachable" : "connection failed");
-    sbio_sdk_log(c->host, c->own_secrets, SBIO_BK_LOG_DEBUG, "%s: %s %s: %s; retrying in %ld ms (attempt %d of %d)",
-                 c->backend, method, req->path ? req->path : "/", why, wait, attempt + 1, c->max_attempts);
+    why_text(resp, why, sizeof why);
+    /* The path without its query: query values may be tokens. */
+    const char *path = req->path ? req->path : "/";
+    sbio_sdk_log(c->host, c->own_secrets, SBIO_BK_LOG_DEBUG, "%s: %s %.*s %s; retrying in %ld ms (attempt %d of %d)",
+                 c->backend, method, (int)strcspn(path, "?#"), path, why, wait, attempt + 1, c->max_attempts);
     if (wait_ms(call, wait) != 0) {
       reset(resp);
       resp->outcome = SBIO_SDK_HTTP_CANCELLED;

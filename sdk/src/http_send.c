@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* One HTTP request on one pooled connection, bounded by the call's
- * deadline and abandoned when the call is cancelled. No retries here. */
+/* One HTTP transfer set up on an easy handle and, once it ended, turned
+ * into a response: callbacks, headers, method and body, the attempt's time
+ * limit, what a transport failure means. No retries and no driving here:
+ * a group (http_group.c) or a stream (http_stream.c) drives transfers,
+ * http_retry.c repeats them. */
 #include "http_internal.h"
 
 #include <stdio.h>
@@ -52,12 +55,19 @@ static int add_header(struct curl_slist **list, const char *line) {
   return 0;
 }
 
+/* The lines may hold credentials: wiped before libcurl frees them. */
+static void headers_free(struct curl_slist *list) {
+  for (struct curl_slist *l = list; l; l = l->next)
+    if (l->data) sbio__sdk_wipe(l->data, strlen(l->data));
+  curl_slist_free_all(list);
+}
+
 static int build_headers(const sbio_sdk_http *c, const sbio_sdk_http_request *req, struct curl_slist **list) {
   for (size_t i = 0; i < c->n_headers; i++)
     if (add_header(list, c->headers[i])) return -1;
   for (size_t i = 0; i < req->n_headers; i++)
     if (add_header(list, req->headers[i])) return -1;
-  if (req->body || req->read) {
+  if ((req->body || req->read) && !req->n_parts) { /* a multipart body has libcurl's type and boundary */
     char type[256];
     snprintf(type, sizeof type, "Content-Type: %s", req->content_type ? req->content_type : "application/json");
     if (add_header(list, type)) return -1;
@@ -114,7 +124,12 @@ static void set_upload(CURL *h, const char *m, http_xfer *x) {
 }
 
 static void set_method(CURL *h, const sbio_sdk_http_request *req, http_xfer *x) {
-  const char *m = req->method ? req->method : "GET";
+  const char *m = req->method ? req->method : req->n_parts ? "POST" : "GET";
+  if (x->mime) {
+    curl_easy_setopt(h, CURLOPT_MIMEPOST, sbio__http_mime_handle(x->mime));
+    if (strcmp(m, "POST") != 0) curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, m);
+    return;
+  }
   if (req->read) {
     set_upload(h, m, x);
     return;
@@ -140,12 +155,19 @@ long sbio__http_ms_left(const sbio_bk_call *call) {
   return left / 1000000 > 0x7fffffffL ? 0x7fffffffL : (long)(left / 1000000);
 }
 
-static void setup(sbio_sdk_http *c, CURL *h, http_xfer *x, long left_ms) {
+/* The attempt's own limit, when it is shorter than the time left. */
+static long attempt_cap_ms(const sbio_sdk_http *c, const sbio_sdk_http_request *req, long left_ms) {
+  long cap = req->timeout_ms < 0 ? 0 : req->timeout_ms > 0 ? req->timeout_ms : c->request_timeout_ms;
+  return cap > 0 && cap < left_ms ? cap : 0;
+}
+
+static void setup(sbio_sdk_http *c, CURL *h, http_xfer *x) {
+  long limit = x->cap_ms ? x->cap_ms : x->left_ms;
   curl_easy_setopt(h, CURLOPT_URL, x->url);
-  sbio__http_transport_apply(c, h, left_ms);
+  sbio__http_transport_apply(c, h, limit);
   curl_easy_setopt(h, CURLOPT_USERAGENT, c->user_agent);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->header_list);
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, left_ms > 0 ? left_ms : 1L);
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, limit > 0 ? limit : 1L);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sbio__http_on_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -154,35 +176,7 @@ static void setup(sbio_sdk_http *c, CURL *h, http_xfer *x, long left_ms) {
   set_method(h, x->req, x);
 }
 
-CURLcode sbio__http_drive(http_xfer *x, const sbio_bk_call *call, int *outcome) {
-  http_slot *slot = x->slot;
-  if (curl_multi_add_handle(slot->multi, slot->easy) != CURLM_OK) return CURLE_FAILED_INIT;
-  CURLcode result = CURLE_FAILED_INIT;
-  int running = 1;
-  while (running) {
-    if (curl_multi_perform(slot->multi, &running) != CURLM_OK) goto out;
-    if (!running) break;
-    if (call->cancelled && call->cancelled(call)) {
-      *outcome = SBIO_SDK_HTTP_CANCELLED;
-      result = CURLE_ABORTED_BY_CALLBACK;
-      goto out;
-    }
-    if (sbio__http_ms_left(call) == 0) {
-      *outcome = SBIO_SDK_HTTP_TIMEOUT;
-      result = CURLE_OPERATION_TIMEDOUT;
-      goto out;
-    }
-    curl_multi_poll(slot->multi, NULL, 0, SBIO_SDK_HTTP_POLL_MS, NULL);
-  }
-  int left = 0;
-  for (CURLMsg *msg; (msg = curl_multi_info_read(slot->multi, &left));)
-    if (msg->msg == CURLMSG_DONE) result = msg->data.result;
-out:
-  curl_multi_remove_handle(slot->multi, slot->easy);
-  return result;
-}
-
-int sbio__http_transport_outcome(CURLcode rc, CURL *h, const sbio_sdk_http *c, long left_ms) {
+int sbio__http_transport_outcome(CURLcode rc, CURL *h, const sbio_sdk_http *c, long limit_ms) {
   switch (rc) {
   case CURLE_COULDNT_CONNECT:
   case CURLE_COULDNT_RESOLVE_HOST:
@@ -195,14 +189,29 @@ int sbio__http_transport_outcome(CURLcode rc, CURL *h, const sbio_sdk_http *c, l
   case CURLE_OUT_OF_MEMORY:
     return SBIO_SDK_HTTP_NOMEM;
   case CURLE_OPERATION_TIMEDOUT: {
-    /* The connect timeout, shorter than the deadline, ran out first: the
-     * provider cannot be reached, the caller's time is not up. */
+    /* The connect timeout, shorter than the time the transfer had, ran out
+     * first: the provider cannot be reached, the caller's time is not up. */
     curl_off_t connected = 0;
     curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connected);
-    return connected == 0 && c->connect_timeout_ms < left_ms ? SBIO_SDK_HTTP_UNREACHABLE : SBIO_SDK_HTTP_TIMEOUT;
+    return connected == 0 && c->connect_timeout_ms < limit_ms ? SBIO_SDK_HTTP_UNREACHABLE : SBIO_SDK_HTTP_TIMEOUT;
   }
   default:
     return SBIO_SDK_HTTP_BROKEN;
+  }
+}
+
+int sbio__http_never_sent(CURLcode rc, CURL *h, const sbio_sdk_http *c, long limit_ms) {
+  switch (rc) {
+  case CURLE_COULDNT_CONNECT:
+  case CURLE_COULDNT_RESOLVE_HOST:
+  case CURLE_COULDNT_RESOLVE_PROXY:
+    return 1;
+  case CURLE_OPERATION_TIMEDOUT:
+    return sbio__http_transport_outcome(rc, h, c, limit_ms) == SBIO_SDK_HTTP_UNREACHABLE;
+  default:
+    /* A TLS failure happens before the request too, but repeating one does
+     * not change a certificate: it is not a reason to repeat a create. */
+    return 0;
   }
 }
 
@@ -250,9 +259,11 @@ int sbio__http_failed_at(CURLcode rc, CURL *h) {
   return SBIO_SDK_HTTP_AT_TRANSFER;
 }
 
-void sbio__http_end(http_xfer *x, CURLcode rc, int outcome, sbio_sdk_http_response *resp) {
+void sbio__http_xfer_end(http_xfer *x, CURLcode rc, int outcome, sbio_sdk_http_response *resp) {
   CURL *h = x->easy;
+  long limit = x->cap_ms ? x->cap_ms : x->left_ms;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
+  resp->not_sent = 0;
   if (outcome != SBIO_SDK_HTTP_ANSWERED)
     resp->outcome = outcome;
   else if (x->nomem)
@@ -261,27 +272,43 @@ void sbio__http_end(http_xfer *x, CURLcode rc, int outcome, sbio_sdk_http_respon
     resp->outcome = SBIO_SDK_HTTP_TOO_LARGE;
   else if (x->stopped)
     resp->outcome = SBIO_SDK_HTTP_STOPPED;
-  else if (rc != CURLE_OK)
-    resp->outcome = sbio__http_transport_outcome(rc, h, x->c, x->left_ms);
+  else if (rc != CURLE_OK) {
+    resp->outcome = sbio__http_transport_outcome(rc, h, x->c, limit);
+    /* The attempt's own limit ran out, not the caller's deadline. */
+    if (resp->outcome == SBIO_SDK_HTTP_TIMEOUT && x->cap_ms) resp->outcome = SBIO_SDK_HTTP_SLOW;
+    resp->not_sent = sbio__http_never_sent(rc, h, x->c, limit);
+  }
   if (resp->outcome == SBIO_SDK_HTTP_UNREACHABLE || resp->outcome == SBIO_SDK_HTTP_BROKEN ||
-      resp->outcome == SBIO_SDK_HTTP_TIMEOUT) {
+      resp->outcome == SBIO_SDK_HTTP_TIMEOUT || resp->outcome == SBIO_SDK_HTTP_SLOW) {
     resp->failed_at = sbio__http_failed_at(rc, h);
     sbio__http_transport_error(x->c, h, rc, x->errbuf, resp->error, sizeof resp->error);
-    if (resp->outcome != SBIO_SDK_HTTP_TIMEOUT) resp->tls_failure = sbio__http_tls_failure(x->c, rc, x->errbuf);
+    if (resp->outcome != SBIO_SDK_HTTP_TIMEOUT && resp->outcome != SBIO_SDK_HTTP_SLOW)
+      resp->tls_failure = sbio__http_tls_failure(x->c, rc, x->errbuf);
   }
+  if (resp->outcome == SBIO_SDK_HTTP_SLOW)
+    snprintf(resp->error, sizeof resp->error, "no complete answer within %ld ms", x->cap_ms);
   size_t body_len = x->body.len, headers_len = x->headers.len; /* bodies may hold NUL bytes */
   resp->body = sbio__sdk_buf_take(&x->body);
   resp->len = resp->body ? body_len : 0;
   resp->headers = sbio__sdk_buf_take(&x->headers);
   resp->headers_len = resp->headers ? headers_len : 0;
   if (!resp->body || !resp->headers) resp->outcome = SBIO_SDK_HTTP_NOMEM;
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL); /* x->errbuf goes away with x */
-  sbio__http_slot_give(x->c, x->slot);
-  curl_slist_free_all(x->header_list);
+  /* The handle outlives this transfer: it must not point into it. */
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
+  if (x->mime) curl_easy_setopt(h, CURLOPT_MIMEPOST, NULL);
+  headers_free(x->header_list);
+  sbio__http_mime_free(x->mime);
   free(x->url);
-  x->slot = NULL;
   x->header_list = NULL;
+  x->mime = NULL;
   x->url = NULL;
+}
+
+void sbio__http_end(http_xfer *x, CURLcode rc, int outcome, sbio_sdk_http_response *resp) {
+  sbio__http_xfer_end(x, rc, outcome, resp);
+  sbio__http_slot_give(x->c, x->slot);
+  x->slot = NULL;
 }
 
 static void fail_early(sbio_sdk_http_response *resp, int outcome, const char *why) {
@@ -290,14 +317,15 @@ static void fail_early(sbio_sdk_http_response *resp, int outcome, const char *wh
   if (!resp->body) resp->body = calloc(1, 1);
 }
 
-int sbio__http_begin(http_xfer *x, sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
-                     int *sink_used, sbio_sdk_http_response *resp) {
+int sbio__http_xfer_begin(http_xfer *x, sbio_sdk_http *c, CURL *easy, const sbio_sdk_http_request *req,
+                          const sbio_bk_call *call, int *sink_used, sbio_sdk_http_response *resp) {
   memset(x, 0, sizeof *x);
   resp->outcome = SBIO_SDK_HTTP_ANSWERED;
   resp->status = 0;
   resp->failed_at = SBIO_SDK_HTTP_AT_NONE;
   resp->error[0] = '\0';
   resp->tls_failure = 0;
+  resp->not_sent = 1; /* until it is on its way */
   if (call->cancelled && call->cancelled(call)) {
     fail_early(resp, SBIO_SDK_HTTP_CANCELLED, "cancelled");
     return -1;
@@ -307,6 +335,7 @@ int sbio__http_begin(http_xfer *x, sbio_sdk_http *c, const sbio_sdk_http_request
     fail_early(resp, SBIO_SDK_HTTP_TIMEOUT, "the deadline passed before the request was sent");
     return -1;
   }
+  resp->not_sent = 0; /* nothing was sent below, but the same request would be refused again */
   if (!sbio__http_request_ok(req)) {
     fail_early(resp, SBIO_SDK_HTTP_BROKEN, "a request header is not one line of the form 'Name: value'");
     return -1;
@@ -317,28 +346,40 @@ int sbio__http_begin(http_xfer *x, sbio_sdk_http *c, const sbio_sdk_http_request
   }
   x->c = c;
   x->req = req;
+  x->easy = easy;
   x->sink_used = sink_used;
   x->left_ms = left_ms;
+  x->cap_ms = attempt_cap_ms(c, req, left_ms);
+  curl_easy_reset(easy); /* keeps the connections, forgets the last request's options */
   x->url = sbio__http_url(c, req->path);
-  x->slot = x->url && build_headers(c, req, &x->header_list) == 0 ? sbio__http_slot_take(c) : NULL;
-  if (!x->slot) {
+  int ok = x->url && build_headers(c, req, &x->header_list) == 0;
+  if (ok && req->n_parts) ok = (x->mime = sbio__http_mime_new(easy, req)) != NULL;
+  if (!ok) {
+    headers_free(x->header_list);
+    sbio__http_mime_free(x->mime);
     free(x->url);
-    curl_slist_free_all(x->header_list);
     memset(x, 0, sizeof *x);
-    fail_early(resp, SBIO_SDK_HTTP_NOMEM, "out of memory");
+    fail_early(resp, SBIO_SDK_HTTP_NOMEM,
+               req->n_parts ? "out of memory, or a multipart part without a name" : "out of memory");
     return -1;
   }
-  x->easy = x->slot->easy;
-  curl_easy_reset(x->easy); /* keeps the connections, forgets the last request's options */
-  setup(c, x->easy, x, left_ms);
+  setup(c, easy, x);
   return 0;
 }
 
-void sbio__http_attempt(sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
-                        sbio_sdk_http_response *resp, int *sink_used) {
-  http_xfer x;
-  if (sbio__http_begin(&x, c, req, call, sink_used, resp) != 0) return;
-  int outcome = SBIO_SDK_HTTP_ANSWERED;
-  CURLcode rc = sbio__http_drive(&x, call, &outcome);
-  sbio__http_end(&x, rc, outcome, resp);
+int sbio__http_begin(http_xfer *x, sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
+                     int *sink_used, sbio_sdk_http_response *resp) {
+  http_slot *slot = sbio__http_slot_take(c);
+  if (!slot) {
+    memset(x, 0, sizeof *x);
+    memset(resp, 0, sizeof *resp);
+    fail_early(resp, SBIO_SDK_HTTP_NOMEM, "out of memory");
+    return -1;
+  }
+  if (sbio__http_xfer_begin(x, c, slot->easy, req, call, sink_used, resp) != 0) {
+    sbio__http_slot_give(c, slot);
+    return -1;
+  }
+  x->slot = slot;
+  return 0;
 }

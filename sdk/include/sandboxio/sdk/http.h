@@ -3,21 +3,35 @@
  *
  * - Deadlines: every request takes the sbio_bk_call of the operation. Its
  *   connect timeout is min(connect_timeout_ms, time left) and its total
- *   timeout the time left, so no request outlives the operation.
+ *   timeout the time left, so no request outlives the operation. An
+ *   attempt may be given less (request_timeout_ms, or the request's
+ *   timeout_ms): one that runs out of it first ends SBIO_SDK_HTTP_SLOW.
  * - Cancellation: while a request waits, the client polls call->cancelled
  *   every SBIO_SDK_HTTP_POLL_MS and abandons the transfer once it is true
  *   (another thread is killing the sandbox).
- * - Retries: only for idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS,
- *   or any request the caller marks SBIO_SDK_RETRY_IDEMPOTENT, e.g. a POST
- *   carrying an idempotency key), only after a transport failure or a 408,
- *   429, 500, 502, 503 or 504, at most max_attempts in all, waiting
- *   backoff_initial_ms doubled each time (capped at backoff_max_ms), or what
- *   the answer's Retry-After asks for. A wait that would pass the deadline
- *   or exceed retry_after_max_ms is not made: the last answer is returned.
- *   Each retry is logged at debug level; resp->attempts counts them. A
- *   create (POST) is never retried behind the caller's back.
+ * - Retries, at most max_attempts in all, never past the deadline:
+ *   - 429, whatever the method: the provider refused the request before
+ *     doing anything, so repeating it cannot do anything twice. (A provider
+ *     whose 429 can come after it acted needs SBIO_SDK_RETRY_NEVER.)
+ *   - a request that provably never reached the server (DNS failure,
+ *     connection refused, connect timeout), whatever the method.
+ *   - idempotent requests only (GET, HEAD, PUT, DELETE, OPTIONS, or any the
+ *     caller marks SBIO_SDK_RETRY_IDEMPOTENT, e.g. a POST carrying an
+ *     idempotency key): any other transport failure, and the answers listed
+ *     in retry_statuses (by default 408, 500, 502, 503, 504).
+ *   Anything else, in particular a create (POST) that failed once it was
+ *   sent, is never repeated behind the caller's back; nor a request whose
+ *   sink already received data, nor anything marked SBIO_SDK_RETRY_NEVER.
+ *   Before a retry the client waits what the answer's Retry-After asks for
+ *   (delay-seconds or an HTTP date), otherwise the jittered exponential
+ *   backoff of sbio_sdk_backoff_ms(backoff_initial_ms, backoff_max_ms, n).
+ *   A wait that would reach the deadline, or a Retry-After longer than
+ *   retry_after_max_ms, is not made: the last answer is returned at once
+ *   (a 429 then fails with SBIO_E_RATE_LIMIT in time, not at the deadline).
+ *   Each retry is logged at debug level; resp->attempts counts the tries.
  * - Secrets: header values listed as secret and the `secrets` set never
- *   appear in messages made by sbio_sdk_http_fail().
+ *   appear in messages made by sbio_sdk_http_fail() or in log lines, and
+ *   log lines name a request's path without its query.
  * - Redirects are not followed: a 3xx is an answer like any other, its
  *   target in sbio_sdk_http_header(resp, "Location", ...), so a backend
  *   decides itself whether a new address may receive its credentials.
@@ -31,14 +45,22 @@
  *   (mutual TLS). A request body may be produced while it is sent (read
  *   callback); <sandboxio/sdk/http_stream.h> adds response bodies pulled
  *   piece by piece and connections upgraded to a raw byte stream.
+ * - libcurl's global state: the client calls curl_global_init() once per
+ *   process (pthread_once) before its first handle, and nothing in a
+ *   backend ever calls curl_global_cleanup(): a plugin cannot know who else
+ *   in the process (the core, other backends, the application) still uses
+ *   libcurl. Code outside the SDK that uses libcurl follows the same rule
+ *   (docs/writing-a-backend.md).
  *
  * One client may be used by many threads at once; it keeps a small pool of
- * connections so keep-alive connections are reused. */
+ * connections so keep-alive connections are reused. Several transfers of
+ * one operation can run at once with <sandboxio/sdk/http_group.h>. */
 #ifndef SANDBOXIO_SDK_HTTP_H
 #define SANDBOXIO_SDK_HTTP_H
 
 #include <sandboxio/backend.h>
 #include <sandboxio/sdk/error.h>
+#include <sandboxio/sdk/retry.h>
 #include <sandboxio/sdk/secrets.h>
 
 #ifdef __cplusplus
@@ -86,6 +108,18 @@ typedef struct sbio_sdk_http_options {
   /* Non-zero: connect directly, whatever the proxy environment variables
    * say: for a local daemon that is never behind the user's proxy. */
   int no_proxy;
+  /* Non-zero: refuse a base_url that is plain http to anything but a
+   * loopback host (sbio_sdk_url_check with SBIO_SDK_URL_LOOPBACK_HTTP), for
+   * a client that carries a credential. */
+  int loopback_http_only;
+  /* The longest one attempt may take (the call's deadline still bounds
+   * it); 0: no limit but the deadline. A request may say otherwise. */
+  long request_timeout_ms;
+  /* The answers worth repeating an idempotent request for. NULL: 408, 500,
+   * 502, 503, 504. (429 is always retried; see above.) E.g. a provider
+   * whose 502 means "this sandbox is gone" leaves 502 out. */
+  const long *retry_statuses;
+  size_t n_retry_statuses;
 } sbio_sdk_http_options;
 
 /* Copies what it needs from `opt`. SBIO_E_CONFIG when base_url is not an
@@ -94,10 +128,19 @@ int sbio_sdk_http_new(const sbio_sdk_http_options *opt, sbio_sdk_http **out, sbi
 void sbio_sdk_http_free(sbio_sdk_http *client);
 
 enum {
-  SBIO_SDK_RETRY_AUTO = 0,      /* retry when the method is idempotent */
-  SBIO_SDK_RETRY_NEVER = 1,     /* never */
+  SBIO_SDK_RETRY_AUTO = 0,      /* the rules above, by method */
+  SBIO_SDK_RETRY_NEVER = 1,     /* never, not even after a 429 */
   SBIO_SDK_RETRY_IDEMPOTENT = 2 /* the caller vouches that repeating the request is harmless */
 };
+
+/* One part of a multipart/form-data body. */
+typedef struct sbio_sdk_http_part {
+  const char *name;         /* the form field; required */
+  const char *filename;     /* the part's file name (quotes and line breaks are percent-encoded); NULL: none */
+  const char *content_type; /* NULL: application/octet-stream when there is a filename, none otherwise */
+  const void *data;
+  size_t len;
+} sbio_sdk_http_part;
 
 typedef struct sbio_sdk_http_request {
   const char *method;         /* NULL: GET */
@@ -125,9 +168,19 @@ typedef struct sbio_sdk_http_request {
   int (*rewind)(void *user);
   void *read_user;
   int64_t read_len;
+  /* Optional: a multipart/form-data body (RFC 7578) instead of `body`, the
+   * parts in order. Sent from the caller's memory, which must stay valid
+   * during the call; such a request may be repeated. */
+  const sbio_sdk_http_part *parts;
+  size_t n_parts;
+  /* The longest one attempt may take: 0, the client's request_timeout_ms;
+   * SBIO_SDK_HTTP_NO_TIMEOUT, only the call's deadline (a stream, a
+   * command that runs as long as its exec may). */
+  long timeout_ms;
 } sbio_sdk_http_request;
 
 #define SBIO_SDK_HTTP_UNKNOWN_LENGTH ((int64_t)-1)
+#define SBIO_SDK_HTTP_NO_TIMEOUT (-1L)
 
 /* How a request ended. */
 enum {
@@ -138,7 +191,8 @@ enum {
   SBIO_SDK_HTTP_BROKEN,       /* the connection failed after it was made */
   SBIO_SDK_HTTP_TOO_LARGE,    /* the body exceeded body_limit */
   SBIO_SDK_HTTP_STOPPED,      /* the sink, or the body's read(), asked to stop */
-  SBIO_SDK_HTTP_NOMEM         /* out of memory */
+  SBIO_SDK_HTTP_NOMEM,        /* out of memory */
+  SBIO_SDK_HTTP_SLOW          /* no complete answer within the attempt's own limit (timeout_ms), before the deadline */
 };
 
 /* Where a transport failure happened (resp->failed_at), so a message or
@@ -168,6 +222,10 @@ typedef struct sbio_sdk_http_response {
    * client's certificate can come after the handshake: failed_at is then
    * TRANSFER); 0 otherwise. */
   int tls_failure;
+  /* Non-zero when the last attempt provably never reached the server (no
+   * connection could be made: DNS, refused, connect timeout), so nothing
+   * the request asks for can have happened. */
+  int not_sent;
 } sbio_sdk_http_response;
 
 enum {
@@ -193,8 +251,9 @@ const char *sbio_sdk_http_header(const sbio_sdk_http_response *resp, const char 
 
 /* Fills err for a request that failed: a transport failure or an HTTP
  * status >= 400. The code comes from sbio_sdk_status_code() (a timeout from
- * sbio_sdk_op_timeout_code(), a cancellation or an unreachable provider
- * from the family's generic code); the message reads
+ * sbio_sdk_op_timeout_code(); a cancellation, an unreachable provider or
+ * one too slow for the attempt's own limit from the family's generic
+ * code); the message reads
  *   "acme: <what>: the provider answered HTTP 404: <provider's message>"
  * with the provider's message taken from a JSON body ("message", "error",
  * "detail") or the first line of a text body, and is redacted. Returns the
