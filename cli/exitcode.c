@@ -55,6 +55,9 @@ static const struct {
      * API still rejects came from the command line (e.g. an env key with a
      * character the backend cannot carry). */
     {SBIO_E_INVALID_ARGUMENT, CLI_EXIT_USAGE},
+    /* An exec its caller cancelled (sbio itself only cancels on a signal,
+     * which has its own 128+N): an interruption, like Ctrl-C. */
+    {SBIO_E_CANCELLED, CLI_EXIT_SIGINT},
 };
 
 int cli_exit_for_code(sbio_code code) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The error object and the catalogue of stable codes. Codes, names and
  * classes mirror the reference catalogue (SBX_E....); the C port adds
- * SBX_E1900 (internal) and SBX_E1901 (API misuse). */
+ * SBX_E1900 (internal), SBX_E1901 (API misuse) and SBX_E1902 (an exec the
+ * caller cancelled). */
 #include "error_internal.h"
 #include "redact.h"
 
@@ -45,6 +46,7 @@ static const catalogue_entry catalogue[] = {
     {SBIO_E_PATH_NOT_FOUND, "SBX_E1701", "PathNotFound", ""},
     {SBIO_E_INTERNAL, "SBX_E1900", "InternalError", "please report this with the message"},
     {SBIO_E_INVALID_ARGUMENT, "SBX_E1901", "InvalidArgument", "check the arguments of the call"},
+    {SBIO_E_CANCELLED, "SBX_E1902", "Cancelled", "the caller cancelled it; the sandbox is still usable"},
 };
 
 static const catalogue_entry *lookup(sbio_code code) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Running processes in a sandbox: argv or shell string, with a deadline
- * that is never unbounded, buffered output under a cap, and streaming
- * callbacks that see every byte. */
+ * that is never unbounded, buffered output under a cap, streaming
+ * callbacks that see every byte, and an optional cancellation token that
+ * ends this one exec and keeps the sandbox (sbio_cancel). */
 #include "clock.h"
 #include "error_internal.h"
 #include "exec_options.h"
@@ -85,6 +86,16 @@ static sbio_code exec_common(sbio_sandbox *sb, const char *const *argv, const ch
   if (!(sb->caps & SBIO_CAP_RUN_COMMAND) || !SBIO_OPS_HAS(b->ops, exec))
     return sbio__capability_error(host, b->name, SBIO_CAP_RUN_COMMAND, err);
   if (o->has_stdin && !(sb->caps & SBIO_CAP_STDIN)) return sbio__capability_error(host, b->name, SBIO_CAP_STDIN, err);
+  /* A token the backend cannot honour would leave the process running
+   * while the caller believes it stopped: refuse it instead. */
+  if (o->cancel && !sbio_sandbox_exec_cancellable(sb)) {
+    sbio__error_set(err, SBIO_E_CAPABILITY,
+                    "run the exec without a cancellation token (sbio_sandbox_exec_cancellable() says when one works), "
+                    "or use sbio_sandbox_kill to stop it with the sandbox",
+                    "backend %s cannot cancel one exec without ending the sandbox", b->name);
+    sbio__error_set_backend(err, b->name);
+    return SBIO_E_CAPABILITY;
+  }
 
   struct sbio_exec_result *result = calloc(1, sizeof *result);
   if (!result) return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
@@ -115,22 +126,30 @@ static sbio_code exec_common(sbio_sandbox *sb, const char *const *argv, const ch
 
   sbio__call c;
   sbio__call_init(&c, host, sb, sbio__deadline_after(timeout_s));
+  c.cancel = o->cancel;
   sbio_bk_error bk = {.size = sizeof bk};
   int exit_code = -1;
   int64_t started = sbio__monotonic_ns();
   sbio_code rc = SBIO_OK;
-  if (b->ops->exec(sb->handle, &req, &c.call, &exit_code, &bk) != 0) {
+  if (sbio_cancel_requested(o->cancel)) {
+    /* Cancelled before it began: nothing runs, but the attempt is audited. */
+    rc = sbio__error_set(err, SBIO_E_CANCELLED, NULL, "exec in sandbox %s:%s was cancelled before it started", b->name,
+                         sb->id);
+    sbio__error_set_sandbox_id(err, sb->id);
+  } else if (b->ops->exec(sb->handle, &req, &c.call, &exit_code, &bk) != 0) {
     rc = sbio__error_from_backend(err, &bk, b->name);
     sbio__error_set_sandbox_id(err, sb->id);
   }
   result->exit_code = exit_code;
   result->duration_ms = (sbio__monotonic_ns() - started) / 1000000;
 
-  if (rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT) sbio__event_int(&ev, "exit_code", exit_code);
+  int ran = rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT || (rc == SBIO_E_CANCELLED && exit_code >= 0);
+  if (ran) sbio__event_int(&ev, "exit_code", exit_code);
   sbio__event_int(&ev, "bytes_out", col.bytes);
   rc = sbio__audit_finish(host, &ev, rc, err);
-  /* On a deadline the caller still gets what was printed before it. */
-  if (out && (rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT))
+  /* On a deadline or a cancellation the caller still gets what was
+   * printed before it. */
+  if (out && (rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT || rc == SBIO_E_CANCELLED))
     *out = result;
   else
     sbio_exec_result_free(result);

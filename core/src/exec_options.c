@@ -76,3 +76,9 @@ sbio_code sbio_exec_options_set_output_cap(sbio_exec_options *o, size_t bytes_pe
   o->output_cap = bytes_per_stream;
   return SBIO_OK;
 }
+
+sbio_code sbio_exec_options_set_cancel(sbio_exec_options *o, sbio_cancel *c) {
+  if (!o) return SBIO_E_INVALID_ARGUMENT;
+  o->cancel = c;
+  return SBIO_OK;
+}

@@ -17,7 +17,8 @@ struct sbio_exec_options {
   sbio_output_fn output_fn;
   void *output_user;
   size_t output_cap;
-  char invalid[160]; /* first refused setting; an exec with it fails */
+  sbio_cancel *cancel; /* borrowed; NULL: the exec cannot be cancelled alone */
+  char invalid[160];   /* first refused setting; an exec with it fails */
 };
 
 #endif

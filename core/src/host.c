@@ -106,9 +106,20 @@ static void svc_progress(void *host_data, const char *what, int64_t done, int64_
   free(clean);
 }
 
+static int sandbox_killed(const sbio__call *c) {
+  return c->sandbox && atomic_load(&c->sandbox->killed);
+}
+
 static int call_cancelled(const sbio_bk_call *call) {
   const sbio__call *c = (const sbio__call *)call;
-  return c->sandbox && atomic_load(&c->sandbox->killed);
+  return sandbox_killed(c) || sbio_cancel_requested(c->cancel);
+}
+
+/* This exec alone was cancelled: a kill of the sandbox takes precedence,
+ * so a backend never returns "cancelled" for a sandbox that is gone. */
+static int call_exec_cancelled(const sbio_bk_call *call) {
+  const sbio__call *c = (const sbio__call *)call;
+  return sbio_cancel_requested(c->cancel) && !sandbox_killed(c);
 }
 
 void sbio__call_init(sbio__call *c, sbio_host *host, struct sbio_sandbox *sb, int64_t deadline_ns) {
@@ -118,6 +129,7 @@ void sbio__call_init(sbio__call *c, sbio_host *host, struct sbio_sandbox *sb, in
   c->call.host = &host->services;
   c->call.host_call_data = c;
   c->call.cancelled = call_cancelled;
+  c->call.exec_cancelled = call_exec_cancelled;
   c->sandbox = sb;
 }
 

@@ -68,10 +68,13 @@ struct sbio_sandbox {
 };
 
 /* Per-call context handed to backends: deadline plus cancellation when the
- * sandbox is killed from another thread. */
+ * sandbox is killed from another thread, or when the caller's token
+ * cancels this one exec (only set for backends with
+ * SBIO_BK_FEATURE_EXEC_CANCEL; exec.c refuses a token otherwise). */
 typedef struct sbio__call {
   sbio_bk_call call;
-  struct sbio_sandbox *sandbox; /* may be NULL */
+  struct sbio_sandbox *sandbox;     /* may be NULL */
+  const struct sbio_cancel *cancel; /* may be NULL */
 } sbio__call;
 
 void sbio__call_init(sbio__call *c, sbio_host *host, struct sbio_sandbox *sb, int64_t deadline_ns);

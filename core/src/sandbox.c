@@ -381,6 +381,10 @@ sbio_tier sbio_sandbox_tier(const sbio_sandbox *sb) {
 sbio_caps sbio_sandbox_capabilities(const sbio_sandbox *sb) {
   return sb ? sb->caps : 0;
 }
+int sbio_sandbox_exec_cancellable(const sbio_sandbox *sb) {
+  return sb && (SBIO_OPS_FEATURES(sb->backend->ops) & SBIO_BK_FEATURE_EXEC_CANCEL) ? 1 : 0;
+}
+
 int sbio_sandbox_alive(const sbio_sandbox *sb) {
   return sb && !atomic_load(&sb->killed);
 }

@@ -67,4 +67,4 @@ SBIO_BACKEND("fake", "0.1.0", "In-memory fake for tests: executes nothing, isola
              .file_write = sbio__fake_op_file_write, .file_list = sbio__fake_op_file_list,
              .file_mkdir = sbio__fake_op_file_mkdir, .file_remove = sbio__fake_op_file_remove,
              .kill = sbio__fake_op_kill, .release = sbio__fake_op_release, .list_managed = sbio__fake_op_list_managed,
-             .kill_managed = sbio__fake_op_kill_managed)
+             .kill_managed = sbio__fake_op_kill_managed, .features = SBIO_BK_FEATURE_EXEC_CANCEL)

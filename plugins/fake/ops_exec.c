@@ -77,6 +77,8 @@ static int run_shell(fake_handle *h, const sbio_bk_exec_req *req, const sbio_bk_
       rc = sbio_bk_error_set(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout if the command needs longer",
                              "command exceeded its %g s deadline and was killed",
                              sbio__fake_deadline_span_s(call, start));
+    else if (sh.stop == FAKE_WAKE_CANCELLED && sbio_bk_exec_cancelled(call))
+      rc = sbio__fake_cancelled_error(err);
     if (sh.stop != FAKE_WAKE_DONE) *exit_code = 137;
   }
   sbio__fake_vsh_free(&sh);

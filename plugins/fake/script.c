@@ -57,7 +57,7 @@ static int wake_ends_exec(fake_wake w, const sbio_bk_call *call, int64_t start, 
     break;
   }
   *exit_code = 137;
-  *rc = SBIO_OK;
+  *rc = w == FAKE_WAKE_CANCELLED && sbio_bk_exec_cancelled(call) ? sbio__fake_cancelled_error(err) : SBIO_OK;
   return 1;
 }
 

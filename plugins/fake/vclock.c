@@ -44,3 +44,8 @@ double sbio__fake_deadline_span_s(const sbio_bk_call *call, int64_t start_ns) {
   /* Round to 10 ms so "0.5 s" does not print as "0.499998 s". */
   return s > 0 ? round(s * 100.0) / 100.0 : 0.0;
 }
+
+int sbio__fake_cancelled_error(sbio_bk_error *err) {
+  return sbio_bk_error_set(err, SBIO_E_CANCELLED, NULL,
+                           "command was cancelled by its caller and killed; the sandbox is still usable");
+}

@@ -26,5 +26,8 @@ fake_wake sbio__fake_vsleep(const sbio_bk_call *call, double time_scale, double 
 fake_wake sbio__fake_vpoll(const sbio_bk_call *call, atomic_int *killed);
 /* Seconds from `start_ns` to the call's deadline, for messages. */
 double sbio__fake_deadline_span_s(const sbio_bk_call *call, int64_t start_ns);
+/* Fills err for an exec its caller cancelled (the process is gone, the
+ * sandbox lives on) and returns SBIO_E_CANCELLED. */
+int sbio__fake_cancelled_error(sbio_bk_error *err);
 
 #endif

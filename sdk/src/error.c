@@ -5,13 +5,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-/* The failure codes of the catalogue as of backend ABI 1 (types.h). */
+/* The failure codes of the catalogue as of backend ABI 1.3 (types.h). */
 static const int catalogue[] = {
     SBIO_E_CONFIG,         SBIO_E_BACKEND_NOT_FOUND, SBIO_E_BACKEND_UNAVAILABLE, SBIO_E_CAPABILITY,
     SBIO_E_CREATE,         SBIO_E_CONNECT,           SBIO_E_CREATE_TIMEOUT,      SBIO_E_GONE,
     SBIO_E_EXEC,           SBIO_E_EXEC_TIMEOUT,      SBIO_E_NETWORK_POLICY,      SBIO_E_RESOURCE_LIMIT,
     SBIO_E_AUTH,           SBIO_E_RATE_LIMIT,        SBIO_E_AUDIT_SINK,          SBIO_E_FS,
-    SBIO_E_PATH_NOT_FOUND, SBIO_E_INTERNAL,          SBIO_E_INVALID_ARGUMENT,
+    SBIO_E_PATH_NOT_FOUND, SBIO_E_INTERNAL,          SBIO_E_INVALID_ARGUMENT,    SBIO_E_CANCELLED,
 };
 
 int sbio_sdk_code_valid(int code) {

@@ -295,6 +295,121 @@ static void test_kill_from_another_thread_ends_an_exec(void **state) {
   sbio_sandbox_close(sb, NULL);
 }
 
+/* Per-exec cancellation: the canceller thread waits until the command has
+ * printed "started" (so the cancel lands mid-run, without timing), then
+ * cancels; the exec ends with SBIO_E_CANCELLED and the sandbox lives on. */
+typedef struct cancel_race {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int started;
+  sbio_cancel *token;
+} cancel_race;
+
+static void on_started(sbio_stream stream, const char *data, size_t len, void *user) {
+  cancel_race *c = user;
+  (void)stream;
+  if (len >= 7 && memcmp(data, "started", 7) == 0) {
+    pthread_mutex_lock(&c->mu);
+    c->started = 1;
+    pthread_cond_signal(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+  }
+}
+
+static void *canceller(void *p) {
+  cancel_race *c = p;
+  pthread_mutex_lock(&c->mu);
+  while (!c->started) pthread_cond_wait(&c->cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+  sbio_cancel_request(c->token);
+  return NULL;
+}
+
+static void test_cancel_one_exec_from_another_thread_keeps_the_sandbox(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  assert_true(sbio_sandbox_exec_cancellable(sb));
+  sbio_exec_result *r = must_exec(sb, ARGV("sh", "-c", "echo kept > /work/state"), NULL);
+  sbio_exec_result_free(r);
+
+  cancel_race c = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, sbio_cancel_new()};
+  assert_non_null(c.token);
+  sbio_exec_options *o = sbio_exec_options_new();
+  assert_int_equal(sbio_exec_options_set_cancel(o, c.token), SBIO_OK);
+  assert_int_equal(sbio_exec_options_set_output_callback(o, on_started, &c), SBIO_OK);
+  assert_int_equal(sbio_exec_options_set_timeout(o, 120), SBIO_OK);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, canceller, &c), 0);
+  sbio_error *err = sbio_error_new();
+  r = NULL;
+  double t0 = now_s();
+  sbio_code rc = sbio_sandbox_exec(sb, ARGV("sh", "-c", "echo started; sleep 100000000; echo never"), o, &r, err);
+  pthread_join(t, NULL);
+  assert_int_equal(rc, SBIO_E_CANCELLED);
+  assert_true(now_s() - t0 < 60.0); /* not the 120 s deadline */
+  assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1902");
+  assert_string_equal(sbio_error_sandbox_id(err), sbio_sandbox_id(sb));
+  assert_non_null(r); /* the output so far */
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "started\n");
+  assert_int_equal(sbio_exec_result_exit_code(r), 137);
+  sbio_exec_result_free(r);
+  /* audited as a cancelled exec, with the tier */
+  const char *last = f->audit.items[f->audit.n - 1];
+  assert_non_null(strstr(last, "\"event\":\"exec\""));
+  assert_non_null(strstr(last, "\"error_code\":\"SBX_E1902\""));
+  assert_non_null(strstr(last, "\"tier\":\"CONTAINER\""));
+
+  /* the sandbox and its files are still there */
+  assert_true(sbio_sandbox_alive(sb));
+  r = must_exec(sb, ARGV("cat", "/work/state"), NULL);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "kept\n");
+  sbio_exec_result_free(r);
+
+  /* a requested token stays requested: the next exec with it never runs */
+  size_t execs = file_count(f->call_log, "exec ");
+  r = NULL;
+  assert_int_equal(sbio_sandbox_exec(sb, ARGV("echo", "no"), o, &r, err), SBIO_E_CANCELLED);
+  assert_non_null(r); /* empty: nothing ran */
+  assert_int_equal(sbio_exec_result_exit_code(r), -1);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "");
+  sbio_exec_result_free(r);
+  assert_int_equal(file_count(f->call_log, "exec "), execs);
+  assert_int_equal(file_count(f->call_log, "kill "), 0);
+
+  sbio_exec_options_free(o);
+  sbio_cancel_free(c.token);
+  sbio_error_free(err);
+  sbio_sandbox_close(sb, NULL);
+}
+
+/* A backend without per-exec cancellation refuses a token up front rather
+ * than leaving the process running after a "cancel". */
+static void test_cancel_token_on_a_backend_that_cannot_is_refused(void **state) {
+  fixture *f = *state;
+  sbio_sandbox *sb = must_create(f, "liar://", NULL);
+  assert_false(sbio_sandbox_exec_cancellable(sb));
+  sbio_cancel *token = sbio_cancel_new();
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_cancel(o, token);
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_sandbox_exec(sb, ARGV("echo", "x"), o, NULL, err), SBIO_E_CAPABILITY);
+  assert_non_null(strstr(sbio_error_message(err), "cannot cancel one exec"));
+  assert_non_null(strstr(sbio_error_hint(err), "without a cancellation token"));
+  /* without the token the same exec runs */
+  sbio_exec_options_set_cancel(o, NULL);
+  sbio_exec_result *r = must_exec(sb, ARGV("echo", "x"), o);
+  sbio_exec_result_free(r);
+  assert_false(sbio_cancel_requested(token));
+  sbio_cancel_request(token);
+  sbio_cancel_request(token);
+  assert_true(sbio_cancel_requested(token));
+  assert_false(sbio_cancel_requested(NULL));
+  sbio_cancel_free(token);
+  sbio_exec_options_free(o);
+  sbio_error_free(err);
+  sbio_sandbox_close(sb, NULL);
+}
+
 /* ------------------------------------------------------------------ files */
 static void test_files_round_trip_and_relative_paths(void **state) {
   fixture *f = *state;
@@ -721,6 +836,8 @@ int main(void) {
       T(test_exec_inherits_the_sandbox_timeout),
       T(test_non_positive_timeouts_are_refused),
       T(test_kill_from_another_thread_ends_an_exec),
+      T(test_cancel_one_exec_from_another_thread_keeps_the_sandbox),
+      T(test_cancel_token_on_a_backend_that_cannot_is_refused),
       T(test_files_round_trip_and_relative_paths),
       T(test_files_mkdir_list_remove_and_missing),
       T(test_require_isolation_above_tier_fails_before_provisioning),

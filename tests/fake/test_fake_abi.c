@@ -26,6 +26,12 @@
 static const sbio_backend_ops *ops;
 static void *dl_handle;
 static atomic_int cancel_flag;
+/* ABI 1.3: this exec alone was cancelled (cancel_flag is set with it). */
+static atomic_int exec_cancel_flag;
+/* When set, the output callback cancels the exec (1.3 style) on seeing
+ * "started": a cancellation that lands while the command runs, without
+ * depending on timing. */
+static atomic_int cancel_when_started;
 
 /* ------------------------------------------------------------ host side */
 static int64_t now_ns(void) {
@@ -75,8 +81,13 @@ static int call_cancelled(const sbio_bk_call *call) {
   return atomic_load(&cancel_flag);
 }
 
+static int call_exec_cancelled(const sbio_bk_call *call) {
+  (void)call;
+  return atomic_load(&exec_cancel_flag);
+}
+
 static sbio_bk_call make_call(double seconds) {
-  sbio_bk_call c = {sizeof c, now_ns() + (int64_t)(seconds * 1e9), &host, NULL, call_cancelled};
+  sbio_bk_call c = {sizeof c, now_ns() + (int64_t)(seconds * 1e9), &host, NULL, call_cancelled, call_exec_cancelled};
   return c;
 }
 
@@ -169,6 +180,10 @@ typedef struct capture {
 
 static void on_output(void *user, int stream, const char *data, size_t len) {
   capture *c = user;
+  if (atomic_load(&cancel_when_started) && len >= 7 && memcmp(data, "started", 7) == 0) {
+    atomic_store(&exec_cancel_flag, 1);
+    atomic_store(&cancel_flag, 1);
+  }
   char *buf = stream == 1 ? c->out : c->err;
   size_t *blen = stream == 1 ? &c->out_len : &c->err_len;
   size_t room = sizeof c->out - 1 - *blen;
@@ -332,6 +347,8 @@ static int group_teardown(void **state) {
 static int reset(void **state) {
   (void)state;
   atomic_store(&cancel_flag, 0);
+  atomic_store(&exec_cancel_flag, 0);
+  atomic_store(&cancel_when_started, 0);
   return 0;
 }
 
@@ -801,6 +818,71 @@ static void test_kill_during_exec(void **state) {
   assert_int_equal(code, 137);
   atomic_store(&cancel_flag, 0);
   assert_int_equal(sh(sb, "echo alive", c), 0); /* cancellation is not a kill */
+  free(c);
+  ops->release(sb);
+  ops->close(inst);
+}
+
+/* What a 1.3 backend sees from an older core: a call context without
+ * exec_cancelled, a table without features. The helpers must say "no",
+ * whatever lies past the declared size. */
+static void test_abi_1_3_members_check_the_size(void **state) {
+  (void)state;
+  sbio_bk_call call = make_call(1);
+  atomic_store(&exec_cancel_flag, 1);
+  assert_true(sbio_bk_exec_cancelled(&call));
+  call.size = (uint32_t)offsetof(sbio_bk_call, exec_cancelled); /* a 1.2 core */
+  assert_false(SBIO_CALL_HAS(&call, exec_cancelled));
+  assert_false(sbio_bk_exec_cancelled(&call));
+  call.size = sizeof call;
+  call.exec_cancelled = NULL;
+  assert_false(sbio_bk_exec_cancelled(&call));
+  atomic_store(&exec_cancel_flag, 0);
+  sbio_backend_ops old = *ops;
+  old.size = (uint32_t)offsetof(sbio_backend_ops, features); /* a 1.2 table */
+  assert_true(old.features & SBIO_BK_FEATURE_EXEC_CANCEL);
+  assert_int_equal(SBIO_OPS_FEATURES(&old), 0);
+  assert_int_equal(ops->abi_minor, 3);
+}
+
+/* ABI 1.3: a cancelled exec (exec_cancelled) ends with SBIO_E_CANCELLED,
+ * its output so far delivered, and the sandbox keeps its state. */
+static void test_exec_cancel_keeps_the_sandbox(void **state) {
+  (void)state;
+  assert_true(SBIO_OPS_FEATURES(ops) & SBIO_BK_FEATURE_EXEC_CANCEL);
+  void *inst = open_fake("{\"scripts\":[{\"match\":\"stuck\",\"hang\":true}]}");
+  void *sb = create_sb(inst, NULL);
+  capture *c = cap_new();
+  assert_int_equal(sh(sb, "echo kept > /work/state", c), 0);
+  const char *scripts[] = {"echo started; sleep 100000; echo never", "echo started; seq 1 100000000000"};
+  for (size_t i = 0; i < 2; i++) {
+    atomic_store(&cancel_when_started, 1);
+    exec_in in = {.shell = scripts[i], .timeout = 60};
+    int code = 0;
+    sbio_bk_error err;
+    int64_t start = now_ns();
+    assert_int_equal(run(sb, &in, c, &code, &err), SBIO_E_CANCELLED);
+    assert_true(seconds_since(start) < 30.0); /* not the 60 s deadline */
+    assert_int_equal(code, 137);
+    assert_non_null(strstr(c->out, "started\n"));
+    assert_null(strstr(c->out, "never"));
+    assert_non_null(strstr(err.message, "cancelled"));
+    atomic_store(&cancel_when_started, 0);
+    atomic_store(&exec_cancel_flag, 0);
+    atomic_store(&cancel_flag, 0);
+    assert_int_equal(sh(sb, "cat /work/state", c), 0);
+    assert_string_equal(c->out, "kept\n");
+  }
+  /* A scripted hang notices the cancellation too (here already requested). */
+  atomic_store(&exec_cancel_flag, 1);
+  atomic_store(&cancel_flag, 1);
+  exec_in in = {.shell = "stuck", .timeout = 60};
+  int code = 0;
+  sbio_bk_error err;
+  assert_int_equal(run(sb, &in, c, &code, &err), SBIO_E_CANCELLED);
+  atomic_store(&exec_cancel_flag, 0);
+  atomic_store(&cancel_flag, 0);
+  assert_int_equal(sh(sb, "cat /work/state", c), 0);
   free(c);
   ops->release(sb);
   ops->close(inst);
@@ -1349,6 +1431,8 @@ int main(void) {
       cmocka_unit_test_setup(test_virtual_sleep_is_scaled, reset),
       cmocka_unit_test_setup(test_deadline_kills_command_sandbox_survives, reset),
       cmocka_unit_test_setup(test_kill_during_exec, reset),
+      cmocka_unit_test_setup(test_exec_cancel_keeps_the_sandbox, reset),
+      cmocka_unit_test_setup(test_abi_1_3_members_check_the_size, reset),
       cmocka_unit_test_setup(test_files_roundtrip_and_paths, reset),
       cmocka_unit_test_setup(test_files_list_mkdir_remove, reset),
       cmocka_unit_test_setup(test_scripts, reset),

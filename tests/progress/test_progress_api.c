@@ -144,7 +144,7 @@ static void test_host_has_checks_the_size(void **state) {
   assert_true(SBIO_HOST_HAS(&svc, progress));
   svc.progress = NULL;
   assert_false(SBIO_HOST_HAS(&svc, progress));
-  assert_int_equal(SBIO_BACKEND_ABI_MINOR, 2);
+  assert_true(SBIO_BACKEND_ABI_MINOR >= 2); /* progress came with 1.2 */
 }
 
 int main(void) {

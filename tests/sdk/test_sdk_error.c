@@ -61,7 +61,7 @@ static void op_codes(void **state) {
 static void catalogue(void **state) {
   (void)state;
   static const int good[] = {1000, 1001, 1002, 1101, 1201, 1202, 1203, 1204, 1301, 1302,
-                             1401, 1402, 1501, 1502, 1601, 1700, 1701, 1900, 1901};
+                             1401, 1402, 1501, 1502, 1601, 1700, 1701, 1900, 1901, 1902};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) assert_true(sbio_sdk_code_valid(good[i]));
   static const int bad[] = {0, 1, -1, 999, 1003, 1100, 1200, 1999, 2000, 404};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) assert_false(sbio_sdk_code_valid(bad[i]));

@@ -37,6 +37,7 @@ static void test_catalogue_names_and_classes(void **state) {
       {SBIO_E_PATH_NOT_FOUND, "SBX_E1701", "PathNotFound"},
       {SBIO_E_INTERNAL, "SBX_E1900", "InternalError"},
       {SBIO_E_INVALID_ARGUMENT, "SBX_E1901", "InvalidArgument"},
+      {SBIO_E_CANCELLED, "SBX_E1902", "Cancelled"},
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
     assert_string_equal(sbio_code_name(expected[i].code), expected[i].name);

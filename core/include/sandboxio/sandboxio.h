@@ -252,6 +252,42 @@ SBIO_API int sbio_exec_result_truncated(const sbio_exec_result *r);             
 SBIO_API int64_t sbio_exec_result_duration_ms(const sbio_exec_result *r);
 SBIO_API void sbio_exec_result_free(sbio_exec_result *r);
 
+/* Cancelling one exec, from any thread, without ending the sandbox (which
+ * sbio_sandbox_kill does).
+ *
+ *   sbio_cancel *c = sbio_cancel_new();
+ *   sbio_exec_options_set_cancel(opts, c);
+ *   ... sbio_sandbox_exec(sb, argv, opts, &r, err) on one thread ...
+ *   ... sbio_cancel_request(c) on another: the exec kills its process and
+ *       returns SBIO_E_CANCELLED promptly; the sandbox stays usable ...
+ *   sbio_cancel_free(c);   (after the exec returned)
+ *
+ * A token is one-way: once requested it stays requested, and an exec
+ * started with a requested token fails with SBIO_E_CANCELLED before
+ * anything runs. One token may serve several execs (cancelling them all).
+ * On SBIO_E_CANCELLED the result, if requested, holds the output produced
+ * before the process was killed (exit code 137, or -1 when it never
+ * started).
+ * A command that finished before the cancellation reached the backend
+ * returns normally. Not every backend can stop one process without ending
+ * the sandbox: sbio_sandbox_exec_cancellable() says whether this one can,
+ * and an exec given a token on a sandbox that cannot fails at once with
+ * SBIO_E_CAPABILITY rather than ignoring the token. */
+typedef struct sbio_cancel sbio_cancel;
+
+SBIO_API sbio_cancel *sbio_cancel_new(void);
+/* Free only once no exec uses the token any more. */
+SBIO_API void sbio_cancel_free(sbio_cancel *c);
+/* Idempotent; async-signal-safe (one atomic store); any thread. */
+SBIO_API void sbio_cancel_request(sbio_cancel *c);
+SBIO_API int sbio_cancel_requested(const sbio_cancel *c);
+/* The token is borrowed: it must outlive every exec run with `o`. NULL
+ * removes it. */
+SBIO_API sbio_code sbio_exec_options_set_cancel(sbio_exec_options *o, sbio_cancel *c);
+/* 1 when the backend can cancel one exec of this sandbox and keep the
+ * sandbox (backend ABI 1.3, SBIO_BK_FEATURE_EXEC_CANCEL), else 0. */
+SBIO_API int sbio_sandbox_exec_cancellable(const sbio_sandbox *sb);
+
 /* ----------------------------------------------------------------- files */
 typedef struct sbio_file_list sbio_file_list;
 

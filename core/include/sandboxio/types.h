@@ -51,7 +51,8 @@ typedef enum sbio_code {
   SBIO_E_FS = 1700,                  /* FileSystemError */
   SBIO_E_PATH_NOT_FOUND = 1701,      /* PathNotFound */
   SBIO_E_INTERNAL = 1900,            /* InternalError (C port: OOM, I/O, bugs) */
-  SBIO_E_INVALID_ARGUMENT = 1901     /* InvalidArgument (C port: API misuse) */
+  SBIO_E_INVALID_ARGUMENT = 1901,    /* InvalidArgument (C port: API misuse) */
+  SBIO_E_CANCELLED = 1902            /* Cancelled (C port: the caller cancelled this exec) */
 } sbio_code;
 
 /* Capability flags. A backend declares them; calling an undeclared one

@@ -32,8 +32,11 @@ extern "C" {
 /* Minor versions (appended operations, see "Stability" above):
  *   1.0  the first table
  *   1.1  probe
- *   1.2  sbio_host_services.progress (check it with SBIO_HOST_HAS) */
-#define SBIO_BACKEND_ABI_MINOR 2
+ *   1.2  sbio_host_services.progress (check it with SBIO_HOST_HAS)
+ *   1.3  per-exec cancellation: sbio_bk_call.exec_cancelled (check it with
+ *        SBIO_CALL_HAS), sbio_backend_ops.features (SBIO_BK_FEATURE_*) and
+ *        the catalogue code SBIO_E_CANCELLED */
+#define SBIO_BACKEND_ABI_MINOR 3
 #define SBIO_BACKEND_ENTRY_SYMBOL "sbio_backend_entry_v1"
 
 /* ELF note: owner "sandboxio", type 'SBIO'. The descriptor is the metadata
@@ -110,7 +113,26 @@ typedef struct sbio_bk_call {
   /* Non-zero once the caller gave up (e.g. the sandbox is being killed
    * from another thread). Long waits poll it. */
   int (*cancelled)(const struct sbio_bk_call *call);
+  /* ABI 1.3. Non-zero when this exec was cancelled by its caller while the
+   * sandbox lives on: cancelled() is then non-zero too. Only a backend that
+   * declares SBIO_BK_FEATURE_EXEC_CANCEL ever sees it set; it must then kill
+   * the process (never the sandbox), return SBIO_E_CANCELLED promptly and
+   * leave the sandbox usable. cancelled() without exec_cancelled() means the
+   * sandbox itself is being killed (kill's rules apply: exit code 137). A
+   * core older than 1.3 has no such member: test SBIO_CALL_HAS(call,
+   * exec_cancelled). */
+  int (*exec_cancelled)(const struct sbio_bk_call *call);
 } sbio_bk_call;
+
+/* True when the call context has the member (large enough, non-NULL). */
+#define SBIO_CALL_HAS(call, field)                                                                                     \
+  ((call)->size >= offsetof(sbio_bk_call, field) + sizeof((call)->field) && (call)->field != NULL)
+
+/* Non-zero when the caller cancelled this exec (and only this exec): see
+ * sbio_bk_call.exec_cancelled. Safe on any core. */
+static inline int sbio_bk_exec_cancelled(const sbio_bk_call *call) {
+  return SBIO_CALL_HAS(call, exec_cancelled) && call->exec_cancelled(call);
+}
 
 static inline int64_t sbio_bk_now_ns(const sbio_bk_call *call) {
   return call->host->monotonic_ns(call->host->host_data);
@@ -247,11 +269,23 @@ typedef struct sbio_backend_ops {
    * failure fill err (SBIO_E_CONNECT, SBIO_E_AUTH, ...) with a hint that
    * says how to fix it. Must respect call->deadline_ns. */
   int (*probe)(void *instance, const sbio_bk_call *call, char *detail, size_t detail_size, sbio_bk_error *err);
+
+  /* ABI 1.3. What the backend's operations promise beyond ABI 1.0, as
+   * SBIO_BK_FEATURE_* bits; 0 (or a table too small to hold it) means none. */
+  uint64_t features;
 } sbio_backend_ops;
+
+/* exec honours sbio_bk_call.exec_cancelled: it kills the one process and
+ * returns SBIO_E_CANCELLED, and the sandbox stays usable. Without it the
+ * core refuses an exec its caller wants to be able to cancel. */
+#define SBIO_BK_FEATURE_EXEC_CANCEL ((uint64_t)1 << 0)
 
 /* True when the table has the operation (large enough and non-NULL). */
 #define SBIO_OPS_HAS(ops, field)                                                                                       \
   ((ops)->size >= offsetof(sbio_backend_ops, field) + sizeof((ops)->field) && (ops)->field != NULL)
+/* The features the table declares (0 for a table older than ABI 1.3). */
+#define SBIO_OPS_FEATURES(ops)                                                                                         \
+  ((ops)->size >= offsetof(sbio_backend_ops, features) + sizeof((ops)->features) ? (ops)->features : (uint64_t)0)
 
 typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
 
