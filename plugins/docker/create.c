@@ -5,9 +5,9 @@
  * `sleep` lifetime backstop so the container stops on its own when its
  * timeout passes even if this process died. Anything that fails after the
  * container exists removes it before the error is returned. */
+#include "api.h"
 #include "engine.h"
 #include "errmap.h"
-#include "http.h"
 #include "podman.h"
 #include "pull.h"
 
@@ -16,38 +16,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CLEANUP_NS (15LL * 1000000000LL)
+#define CLEANUP_S 15.0
 
 int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *req, sbio_bk_error *err) {
   (void)inst;
   if (req->n_allow)
-    return sbio_bk_error_set(err, SBIO_E_CAPABILITY, "drop the allow-list; docker sandboxes have no network at all",
-                             "docker: egress allow-lists are not supported (a container's network is all or nothing)");
+    return sbio_sdk_error(err, SBIO_E_CAPABILITY, "drop the allow-list; docker sandboxes have no network at all",
+                          "docker: egress allow-lists are not supported (a container's network is all or nothing)");
   if (req->egress != 0)
-    return sbio_bk_error_set(err, SBIO_E_CAPABILITY,
-                             "keep egress denied; see docs/backends/docker.md for why the backend offers no network",
-                             "docker: egress allow is not supported: every docker sandbox runs with network 'none'");
+    return sbio_sdk_error(err, SBIO_E_CAPABILITY,
+                          "keep egress denied; see docs/backends/docker.md for why the backend offers no network",
+                          "docker: egress allow is not supported: every docker sandbox runs with network 'none'");
   if (req->disk_mb > 0)
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, "drop the disk cap for the docker backend",
-                             "docker: a disk cap cannot be enforced by the Docker Engine on every storage driver");
+    return sbio_sdk_error(err, SBIO_E_CONFIG, "drop the disk cap for the docker backend",
+                          "docker: a disk cap cannot be enforced by the Docker Engine on every storage driver");
   if (req->gpu && req->gpu[0])
-    return sbio_bk_error_set(err, SBIO_E_CAPABILITY, "drop the GPU request",
-                             "docker: GPUs are not offered by this backend (requested '%.100s')", req->gpu);
+    return sbio_sdk_error(err, SBIO_E_CAPABILITY, "drop the GPU request",
+                          "docker: GPUs are not offered by this backend (requested '%.100s')", req->gpu);
   if (req->memory_mb > 0 && req->memory_mb < DK_MIN_MEMORY_MB)
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, "ask for 6 MB or more",
-                             "docker: memory cap %lld MB is below the "
-                             "engine's minimum of %d MB",
-                             (long long)req->memory_mb, DK_MIN_MEMORY_MB);
+    return sbio_sdk_error(err, SBIO_E_CONFIG, "ask for 6 MB or more",
+                          "docker: memory cap %lld MB is below the "
+                          "engine's minimum of %d MB",
+                          (long long)req->memory_mb, DK_MIN_MEMORY_MB);
   if (req->cpu < 0 || (req->cpu > 0 && req->cpu < 0.01))
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, "ask for 0.01 CPUs or more", "docker: CPU cap %g is too small",
-                             req->cpu);
+    return sbio_sdk_error(err, SBIO_E_CONFIG, "ask for 0.01 CPUs or more", "docker: CPU cap %g is too small", req->cpu);
   if (!(req->timeout_s > 0) || !isfinite(req->timeout_s) || req->timeout_s > 1e9)
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, NULL, "docker: sandbox timeout %g s is out of range", req->timeout_s);
+    return sbio_sdk_error(err, SBIO_E_CONFIG, NULL, "docker: sandbox timeout %g s is out of range", req->timeout_s);
   for (size_t i = 0; i < req->n_env + req->n_secrets; i++) {
     const sbio_bk_kv *kv = i < req->n_env ? &req->env[i] : &req->secrets[i - req->n_env];
     if (!kv->key || !kv->key[0] || strchr(kv->key, '=') || !kv->value)
-      return sbio_bk_error_set(err, SBIO_E_CONFIG, NULL, "docker: environment variable name '%.100s' is not valid",
-                               kv->key ? kv->key : "");
+      return sbio_sdk_error(err, SBIO_E_CONFIG, NULL, "docker: environment variable name '%.100s' is not valid",
+                            kv->key ? kv->key : "");
   }
   return SBIO_OK;
 }
@@ -134,16 +133,14 @@ static char *create_body(const dk_instance *inst, const sbio_bk_create_req *req,
 }
 
 /* 1 when the engine said the image is missing. */
-static int no_such_image(const dk_http_resp *resp) {
-  return resp->status == 404 && resp->body && strstr(resp->body, "image");
+static int no_such_image(const sbio_sdk_http_response *resp) {
+  return resp->outcome == SBIO_SDK_HTTP_ANSWERED && resp->status == 404 && resp->body && strstr(resp->body, "image");
 }
 
-static int post_create(dk_instance *inst, const char *body, int64_t deadline, char *id, size_t id_size,
-                       dk_http_resp *resp) {
-  dk_http_req req = {
-      .method = "POST", .path = "/containers/create", .versioned = 1, .json = body, .deadline = deadline};
-  if (sbio__dk_http(inst, &req, resp) != 0 || resp->status != 201) return -1;
-  cJSON *root = cJSON_Parse(resp->body);
+static int post_create(dk_instance *inst, const char *body, const sbio_bk_call *call, char *id, size_t id_size,
+                       sbio_sdk_http_response *resp) {
+  if (sbio__dk_send(inst, "POST", "/containers/create", body, call, resp) != 0 || resp->status != 201) return -1;
+  cJSON *root = cJSON_ParseWithLength(resp->body, resp->len);
   const cJSON *cid = root ? cJSON_GetObjectItemCaseSensitive(root, "Id") : NULL;
   int ok = cJSON_IsString(cid) && cid->valuestring && strlen(cid->valuestring) >= 12 &&
            strlen(cid->valuestring) < id_size &&
@@ -157,72 +154,69 @@ static int post_create(dk_instance *inst, const char *body, int64_t deadline, ch
 /* Creates the container, pulling the image first as the policy says. */
 static int create_container(dk_instance *inst, const char *body, const char *image, const sbio_bk_call *call, char *id,
                             size_t id_size, sbio_bk_error *err) {
-  int64_t deadline = call->deadline_ns;
   dk_pull policy = inst->settings.pull;
-  int rc = policy == DK_PULL_ALWAYS ? sbio__dk_image_pull(inst, image, deadline, call, err) : SBIO_OK;
+  int rc = policy == DK_PULL_ALWAYS ? sbio__dk_image_pull(inst, image, call, err) : SBIO_OK;
   for (int attempt = 0; rc == SBIO_OK; attempt++) {
-    dk_http_resp resp;
-    int r = post_create(inst, body, deadline, id, id_size, &resp);
+    sbio_sdk_http_response resp;
+    int r = post_create(inst, body, call, id, id_size, &resp);
     if (r == 0) {
-      sbio__dk_http_resp_free(&resp);
+      sbio_sdk_http_response_free(&resp);
       return SBIO_OK;
     }
     if (r == -1 && no_such_image(&resp) && attempt == 0 && policy == DK_PULL_MISSING) {
-      sbio__dk_http_resp_free(&resp);
-      rc = sbio__dk_image_pull(inst, image, deadline, call, err);
+      sbio_sdk_http_response_free(&resp);
+      rc = sbio__dk_image_pull(inst, image, call, err);
       continue;
     }
     if (r == -1 && no_such_image(&resp) && policy == DK_PULL_NEVER) {
       char msg[300];
-      rc = sbio_bk_error_set(err, SBIO_E_CREATE, "pull it first (docker pull), or set the pull setting to missing",
-                             "docker: image %.200s is not present on the engine and the pull policy is never (%s)",
-                             image, sbio__dk_engine_message(&resp, msg, sizeof msg));
+      rc = sbio_sdk_error(err, SBIO_E_CREATE, "pull it first (docker pull), or set the pull setting to missing",
+                          "docker: image %.200s is not present on the engine and the pull policy is never (%s)", image,
+                          sbio__dk_engine_message(&resp, msg, sizeof msg));
       if (err) err->provider_status = 404;
     } else {
       rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "create the container", err);
     }
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
   }
   return rc;
 }
 
-static int start_container(dk_instance *inst, const char *id, int64_t deadline, sbio_bk_error *err) {
+static int start_container(dk_instance *inst, const char *id, const sbio_bk_call *call, sbio_bk_error *err) {
   char path[160];
   snprintf(path, sizeof path, "/containers/%s/start", id);
-  dk_http_req req = {.method = "POST", .path = path, .versioned = 1, .deadline = deadline};
-  dk_http_resp resp;
-  int rc = sbio__dk_http(inst, &req, &resp);
+  sbio_sdk_http_response resp;
+  int rc = sbio__dk_send(inst, "POST", path, NULL, call, &resp);
   if (rc == 0 && (resp.status == 204 || resp.status == 304))
     rc = SBIO_OK;
   else
     rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "start the container", err);
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
 /* Reads back the runtime the container really got. */
-static int observed_runtime(dk_instance *inst, const char *id, int64_t deadline, char *runtime, size_t size,
+static int observed_runtime(dk_instance *inst, const char *id, const sbio_bk_call *call, char *runtime, size_t size,
                             sbio_bk_error *err) {
   char path[160];
   snprintf(path, sizeof path, "/containers/%s/json", id);
-  dk_http_req req = {.method = "GET", .path = path, .versioned = 1, .deadline = deadline};
-  dk_http_resp resp;
-  int rc = sbio__dk_http(inst, &req, &resp);
+  sbio_sdk_http_response resp;
+  int rc = sbio__dk_send(inst, "GET", path, NULL, call, &resp);
   if (rc != 0 || resp.status != 200) {
     rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "inspect the new container", err);
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     return rc;
   }
-  cJSON *root = cJSON_Parse(resp.body);
-  sbio__dk_http_resp_free(&resp);
+  cJSON *root = cJSON_ParseWithLength(resp.body, resp.len);
+  sbio_sdk_http_response_free(&resp);
   const cJSON *hc = root ? cJSON_GetObjectItemCaseSensitive(root, "HostConfig") : NULL;
   const cJSON *rt = hc ? cJSON_GetObjectItemCaseSensitive(hc, "Runtime") : NULL;
   const cJSON *state = root ? cJSON_GetObjectItemCaseSensitive(root, "State") : NULL;
   const cJSON *running = state ? cJSON_GetObjectItemCaseSensitive(state, "Running") : NULL;
   rc = SBIO_OK;
   if (!cJSON_IsTrue(running))
-    rc = sbio_bk_error_set(err, SBIO_E_CREATE, "check that the image has a `sleep` program",
-                           "docker: container %.12s stopped right after it started", id);
+    rc = sbio_sdk_error(err, SBIO_E_CREATE, "check that the image has a `sleep` program",
+                        "docker: container %.12s stopped right after it started", id);
   else if (!cJSON_IsString(rt) || !rt->valuestring || !rt->valuestring[0])
     snprintf(runtime, size, "unknown");
   else
@@ -235,21 +229,21 @@ int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio
                        sbio_bk_sandbox_info *info, sbio_bk_error *err) {
   dk_instance *inst = instance;
   if (!inst || !req || !call || !sandbox || !info)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker create: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker create: missing argument");
   *sandbox = NULL;
   const char *image = req->template_name && req->template_name[0] ? req->template_name : inst->settings.image;
   int rc = sbio__dk_check_request(inst, req, err);
   if (rc == SBIO_OK) rc = sbio__dk_image_check(image, err);
-  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(inst, call->deadline_ns, SBIO_E_CREATE, err);
+  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(inst, call, SBIO_E_CREATE, err);
   char runtime[64];
   if (rc == SBIO_OK && inst->settings.runtime)
     snprintf(runtime, sizeof runtime, "%s", inst->settings.runtime);
   else if (rc == SBIO_OK)
-    rc = sbio__dk_engine_default_runtime(inst, call->deadline_ns, SBIO_E_CREATE, runtime, sizeof runtime, err);
+    rc = sbio__dk_engine_default_runtime(inst, call, SBIO_E_CREATE, runtime, sizeof runtime, err);
   if (rc != SBIO_OK) return rc;
 
   char *body = create_body(inst, req, image, runtime);
-  if (!body) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory building the create request");
+  if (!body) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the create request");
   char id[72] = "";
   rc = create_container(inst, body, image, call, id, sizeof id, err);
   free(body);
@@ -257,30 +251,33 @@ int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio
 
   /* From here on the container exists: any failure removes it. */
   char observed[64] = "";
-  rc = start_container(inst, id, call->deadline_ns, err);
-  if (rc == SBIO_OK) rc = observed_runtime(inst, id, call->deadline_ns, observed, sizeof observed, err);
+  rc = start_container(inst, id, call, err);
+  if (rc == SBIO_OK) rc = observed_runtime(inst, id, call, observed, sizeof observed, err);
   dk_sandbox *sb = NULL;
   char mechanism[64] = "";
-  if (rc == SBIO_OK) sbio__dk_podman_runtime(inst, id, call->deadline_ns, observed, sizeof observed);
+  if (rc == SBIO_OK) sbio__dk_podman_runtime(inst, id, call, observed, sizeof observed);
   /* Podman's compat create ignores HostConfig.Runtime and runs its own
    * default: a configured runtime that did not run is an error, not a
    * silently weaker sandbox. */
   if (rc == SBIO_OK && inst->settings.runtime && strcmp(observed, runtime) != 0 && strcmp(observed, "unknown") != 0)
-    rc = sbio_bk_error_set(err, SBIO_E_CREATE,
-                           "this engine does not honour the runtime setting (Podman: set the runtime in "
-                           "containers.conf, [engine] runtime, and leave the setting out)",
-                           "docker: the engine at %s ran container %.12s with runtime '%.40s', not the configured "
-                           "'%.40s'",
-                           inst->endpoint.display, id, observed, runtime);
+    rc = sbio_sdk_error(err, SBIO_E_CREATE,
+                        "this engine does not honour the runtime setting (Podman: set the runtime in "
+                        "containers.conf, [engine] runtime, and leave the setting out)",
+                        "docker: the engine at %s ran container %.12s with runtime '%.40s', not the configured "
+                        "'%.40s'",
+                        inst->endpoint.display, id, observed, runtime);
   if (rc == SBIO_OK) {
-    sbio__dk_engine_mechanism(inst, observed, call->deadline_ns, mechanism, sizeof mechanism);
+    sbio__dk_engine_mechanism(inst, observed, call, mechanism, sizeof mechanism);
     sb = sbio__dk_sandbox_new(inst, id, mechanism);
-    if (!sb) rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+    if (!sb) rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   }
   if (rc != SBIO_OK) {
     int removed = 0;
     sbio_bk_error ignored = {.size = sizeof ignored};
-    if (sbio__dk_remove_container(inst, id, sbio__dk_now(inst) + CLEANUP_NS, &removed, &ignored) != SBIO_OK && err) {
+    /* Its own time: the create's may be spent, and this must happen. */
+    sbio_bk_call cleanup;
+    sbio__dk_call_after(inst, &cleanup, CLEANUP_S);
+    if (sbio__dk_remove_container(inst, id, &cleanup, &removed, &ignored) != SBIO_OK && err) {
       size_t n = strlen(err->message);
       snprintf(err->message + n, sizeof err->message - n, "; removing container %.12s also failed: %s", id,
                ignored.message);

@@ -4,12 +4,16 @@
  * One dk_instance per configured backend (shared by every thread of the
  * host), one dk_sandbox per container handle. Files by concern:
  *   settings.c   the `settings` JSON            endpoint.c  where the engine is
- *   http*.c      libcurl transport              engine.c    version, runtimes
+ *   api.c        the SDK's HTTP client, set up  engine.c    version, runtimes
+ *                for the engine; API paths
  *   errmap.c     engine answers -> catalogue    pull.c      image pulls
  *   create.c     hardened create                sandbox.c   connect/kill/info
- *   hijack.c     raw exec connection            demux.c     8-byte frames
- *   exec*.c      exec and its deadline kill     files*.c    archive and fs ops
- *   managed.c    list/kill by label             plugin.c    the ABI table */
+ *   demux.c      8-byte frames                  exec*.c     exec and its deadline kill
+ *   files*.c     archive and fs ops             managed.c   list/kill by label
+ *   plugin.c     the ABI table
+ * Every request goes through the SDK's client (<sandboxio/sdk/http.h>):
+ * pooled keep-alive connections, deadlines, cancellation, retries of
+ * idempotent requests; the exec attach is an SDK upgraded connection. */
 #ifndef SBIO_DOCKER_DK_H
 #define SBIO_DOCKER_DK_H
 
@@ -18,6 +22,7 @@
 
 #include <pthread.h>
 #include <sandboxio/backend.h>
+#include <sandboxio/sdk.h>
 #include <stdatomic.h>
 
 #define DK_NAME "docker"
@@ -34,13 +39,11 @@
 #define DK_API_PREFERRED "1.41"
 #define DK_API_COMPAT_MAX "1.47"
 
-typedef struct dk_pool dk_pool;
-
 typedef struct dk_instance {
   const sbio_host_services *host;
   dk_settings settings;
   dk_endpoint endpoint;
-  dk_pool *pool; /* idle curl handles (keep-alive connections) */
+  sbio_sdk_http *http; /* the engine's API: every request, pooled connections */
 
   pthread_mutex_t lock; /* guards the lazily learnt engine facts below */
   int negotiated;
@@ -57,13 +60,8 @@ typedef struct dk_sandbox {
   atomic_int killed;  /* set by kill; an exec in flight ends */
 } dk_sandbox;
 
-/* Host clock (the deadline's clock) and log. */
+/* Host clock (the deadline's clock). */
 int64_t sbio__dk_now(const dk_instance *inst);
-void sbio__dk_log(const dk_instance *inst, int level, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 /* create.c */
 int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio_bk_call *call, void **sandbox,
@@ -78,13 +76,14 @@ int sbio__dk_op_kill(void *sandbox, const sbio_bk_call *call, sbio_bk_error *err
 void sbio__dk_op_release(void *sandbox);
 dk_sandbox *sbio__dk_sandbox_new(dk_instance *inst, const char *id, const char *mechanism);
 /* Removes a container (force, with its anonymous volumes); 404 is success. */
-int sbio__dk_remove_container(dk_instance *inst, const char *id, int64_t deadline, int *removed, sbio_bk_error *err);
+int sbio__dk_remove_container(dk_instance *inst, const char *id, const sbio_bk_call *call, int *removed,
+                              sbio_bk_error *err);
 
 /* 1 when the container exists (running or not), 0 when gone, -1 unknown. */
-int sbio__dk_container_exists(dk_sandbox *sb, int64_t deadline);
+int sbio__dk_container_exists(dk_sandbox *sb, const sbio_bk_call *call);
 /* The managed container behind `id` (running or not): its full id, or
  * SBIO_E_CONNECT when it does not exist or is not managed by sandboxio. */
-int sbio__dk_inspect_managed(dk_instance *inst, const char *id, int64_t deadline, char *full_id, size_t id_size,
+int sbio__dk_inspect_managed(dk_instance *inst, const char *id, const sbio_bk_call *call, char *full_id, size_t id_size,
                              sbio_bk_error *err);
 
 /* exec.c */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "endpoint.h"
 
+#include <sandboxio/sdk/error.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +11,7 @@
 #define HINT "use unix:///path/to/docker.sock or tcp://host:port (see docs/backends/docker.md)"
 
 static int bad(sbio_bk_error *err, const dk_endpoint *ep, const char *url, const char *why) {
-  return sbio_bk_error_set(err, SBIO_E_CONFIG, HINT, "docker host '%.300s' from %s %s", url, ep->source, why);
+  return sbio_sdk_error(err, SBIO_E_CONFIG, HINT, "docker host '%.300s' from %s %s", url, ep->source, why);
 }
 
 static int set_unix(dk_endpoint *ep, const char *path, const char *url, sbio_bk_error *err) {

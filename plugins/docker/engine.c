@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "engine.h"
 
+#include "api.h"
 #include "errmap.h"
-#include "http.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -10,44 +10,47 @@
 
 /* The minimum the engine accepts, from /version (needed only for engines
  * newer than what we prefer: docker 29.0-29.2 refuse anything below 1.44). */
-static int engine_min_version(dk_instance *inst, int64_t deadline, char *out, size_t size) {
-  dk_http_req req = {.method = "GET", .path = "/version", .deadline = deadline};
-  dk_http_resp resp;
-  int ok = sbio__dk_http(inst, &req, &resp) == 0 && resp.status == 200;
-  cJSON *root = ok ? cJSON_Parse(resp.body) : NULL;
+static int engine_min_version(dk_instance *inst, const sbio_bk_call *call, char *out, size_t size) {
+  sbio_sdk_http_request req = {.method = "GET", .path = "/version"};
+  sbio_sdk_http_response resp;
+  int ok = sbio_sdk_http_send(inst->http, &req, call, &resp) == 0 && resp.status == 200;
+  cJSON *root = ok ? cJSON_ParseWithLength(resp.body, resp.len) : NULL;
   const cJSON *min = root ? cJSON_GetObjectItemCaseSensitive(root, "MinAPIVersion") : NULL;
   ok = cJSON_IsString(min) && min->valuestring && strlen(min->valuestring) < size;
   if (ok) snprintf(out, size, "%s", min->valuestring);
   cJSON_Delete(root);
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return ok ? 0 : -1;
 }
 
-static int negotiate(dk_instance *inst, int64_t deadline, int code, sbio_bk_error *err) {
-  dk_http_req req = {.method = "GET", .path = "/_ping", .deadline = deadline};
-  dk_http_resp resp;
-  int rc = sbio__dk_http(inst, &req, &resp);
+static int negotiate(dk_instance *inst, const sbio_bk_call *call, int code, sbio_bk_error *err) {
+  /* Unversioned: the version is what this request finds out. */
+  sbio_sdk_http_request req = {.method = "GET", .path = "/_ping"};
+  sbio_sdk_http_response resp;
+  int rc = sbio_sdk_http_send(inst->http, &req, call, &resp);
   if (rc != 0 || resp.status != 200) {
     rc = sbio__dk_fail(inst, &resp, code, code == SBIO_E_CREATE ? SBIO_E_CREATE_TIMEOUT : code,
                        "ask the engine for its API version (/_ping)", err);
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     return rc;
   }
-  sbio__dk_http_resp_free(&resp);
+  char version[16];
   /* Engines before API 1.24 sent no Api-Version header: too old for us. */
-  const char *max = resp.api_version[0] ? resp.api_version : "1.23";
+  const char *max = sbio_sdk_http_header(&resp, "Api-Version", version, sizeof version);
+  if (!max || !max[0]) max = "1.23";
+  sbio_sdk_http_response_free(&resp);
   if (sbio__dk_version_cmp(max, DK_API_MIN) < 0)
-    return sbio_bk_error_set(err, code, "upgrade Docker (Engine 1.13 or newer)",
-                             "docker: the engine at %s speaks API %s; this backend needs API %s or newer",
-                             inst->endpoint.display, max, DK_API_MIN);
+    return sbio_sdk_error(err, code, "upgrade Docker (Engine 1.13 or newer)",
+                          "docker: the engine at %s speaks API %s; this backend needs API %s or newer",
+                          inst->endpoint.display, max, DK_API_MIN);
   const char *use = sbio__dk_version_cmp(max, DK_API_PREFERRED) < 0 ? max : DK_API_PREFERRED;
   char min[16] = "";
-  if (sbio__dk_version_cmp(max, "1.44") >= 0 && engine_min_version(inst, deadline, min, sizeof min) == 0 &&
+  if (sbio__dk_version_cmp(max, "1.44") >= 0 && engine_min_version(inst, call, min, sizeof min) == 0 &&
       sbio__dk_version_cmp(min, use) > 0) {
     if (sbio__dk_version_cmp(min, DK_API_COMPAT_MAX) > 0)
-      return sbio_bk_error_set(err, code, "lower the engine's min-api-version, or use a newer sandboxio",
-                               "docker: the engine at %s accepts API %s and newer only; this backend speaks up to %s",
-                               inst->endpoint.display, min, DK_API_COMPAT_MAX);
+      return sbio_sdk_error(err, code, "lower the engine's min-api-version, or use a newer sandboxio",
+                            "docker: the engine at %s accepts API %s and newer only; this backend speaks up to %s",
+                            inst->endpoint.display, min, DK_API_COMPAT_MAX);
     use = min;
   }
   snprintf(inst->api, sizeof inst->api, "%s", use);
@@ -55,26 +58,25 @@ static int negotiate(dk_instance *inst, int64_t deadline, int code, sbio_bk_erro
   return SBIO_OK;
 }
 
-int sbio__dk_engine_ready(dk_instance *inst, int64_t deadline, int code, sbio_bk_error *err) {
+int sbio__dk_engine_ready(dk_instance *inst, const sbio_bk_call *call, int code, sbio_bk_error *err) {
   pthread_mutex_lock(&inst->lock);
-  int rc = inst->negotiated ? SBIO_OK : negotiate(inst, deadline, code, err);
+  int rc = inst->negotiated ? SBIO_OK : negotiate(inst, call, code, err);
   pthread_mutex_unlock(&inst->lock);
   return rc;
 }
 
 /* Caller holds inst->lock. */
-static int fetch_info(dk_instance *inst, int64_t deadline, int code, sbio_bk_error *err) {
-  dk_http_req req = {.method = "GET", .path = "/info", .versioned = 1, .deadline = deadline};
-  dk_http_resp resp;
-  int rc = sbio__dk_http(inst, &req, &resp);
+static int fetch_info(dk_instance *inst, const sbio_bk_call *call, int code, sbio_bk_error *err) {
+  sbio_sdk_http_response resp;
+  int rc = sbio__dk_send(inst, "GET", "/info", NULL, call, &resp);
   if (rc != 0 || resp.status != 200) {
     rc = sbio__dk_fail(inst, &resp, code, code == SBIO_E_CREATE ? SBIO_E_CREATE_TIMEOUT : code,
                        "ask the engine for its runtimes (/info)", err);
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     return rc;
   }
-  cJSON *root = cJSON_Parse(resp.body);
-  sbio__dk_http_resp_free(&resp);
+  cJSON *root = cJSON_ParseWithLength(resp.body, resp.len);
+  sbio_sdk_http_response_free(&resp);
   const cJSON *def = root ? cJSON_GetObjectItemCaseSensitive(root, "DefaultRuntime") : NULL;
   const cJSON *runtimes = root ? cJSON_GetObjectItemCaseSensitive(root, "Runtimes") : NULL;
   char *text = cJSON_IsObject(runtimes) ? cJSON_PrintUnformatted(runtimes) : strdup("{}");
@@ -82,18 +84,18 @@ static int fetch_info(dk_instance *inst, int64_t deadline, int code, sbio_bk_err
   snprintf(inst->default_runtime, sizeof inst->default_runtime, "%s",
            cJSON_IsString(def) && def->valuestring && def->valuestring[0] ? def->valuestring : "runc");
   cJSON_Delete(root);
-  if (!text) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory reading /info");
+  if (!text) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory reading /info");
   free(inst->runtimes_json);
   inst->runtimes_json = text;
   return SBIO_OK;
 }
 
-int sbio__dk_engine_default_runtime(dk_instance *inst, int64_t deadline, int code, char *out, size_t size,
+int sbio__dk_engine_default_runtime(dk_instance *inst, const sbio_bk_call *call, int code, char *out, size_t size,
                                     sbio_bk_error *err) {
-  int rc = sbio__dk_engine_ready(inst, deadline, code, err);
+  int rc = sbio__dk_engine_ready(inst, call, code, err);
   if (rc != SBIO_OK) return rc;
   pthread_mutex_lock(&inst->lock);
-  if (!inst->runtimes_json) rc = fetch_info(inst, deadline, code, err);
+  if (!inst->runtimes_json) rc = fetch_info(inst, call, code, err);
   if (rc == SBIO_OK) snprintf(out, size, "%s", inst->default_runtime);
   pthread_mutex_unlock(&inst->lock);
   return rc;
@@ -104,10 +106,11 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-void sbio__dk_engine_mechanism(dk_instance *inst, const char *runtime, int64_t deadline, char *out, size_t size) {
+void sbio__dk_engine_mechanism(dk_instance *inst, const char *runtime, const sbio_bk_call *call, char *out,
+                               size_t size) {
   snprintf(out, size, "%s", runtime);
   char dummy[64];
-  if (sbio__dk_engine_default_runtime(inst, deadline, SBIO_E_CREATE, dummy, sizeof dummy, NULL) != SBIO_OK) return;
+  if (sbio__dk_engine_default_runtime(inst, call, SBIO_E_CREATE, dummy, sizeof dummy, NULL) != SBIO_OK) return;
   pthread_mutex_lock(&inst->lock);
   cJSON *root = cJSON_Parse(inst->runtimes_json);
   pthread_mutex_unlock(&inst->lock);

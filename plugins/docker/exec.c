@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Exec: create, start over the hijacked connection, stream the frames into
+/* Exec: create, start over an upgraded connection (the SDK's
+ * sbio_sdk_http_upgrade: POST /exec/{id}/start with "Upgrade: tcp" on a
+ * fresh connection, after which it carries raw bytes), stream the frames into
  * the output callback as they arrive, write stdin then half-close, read the
  * exit code from exec inspect.
  *
@@ -14,7 +16,6 @@
 #include "demux.h"
 #include "engine.h"
 #include "errmap.h"
-#include "hijack.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -24,8 +25,8 @@
 
 #define SLICE_MS 100
 #define IDLE_PROBE_NS (2LL * 1000000000LL)
-#define PROBE_BUDGET_NS (2LL * 1000000000LL)
-#define AFTER_NS (10LL * 1000000000LL) /* for the inspects after the stream ended */
+#define PROBE_BUDGET_S 2.0
+#define AFTER_S 10.0 /* for the inspects after the stream ended */
 #define STDIN_CHUNK 65536
 
 typedef enum outcome { END_EOF, END_CANCELLED, END_DEADLINE, END_LOST, END_BROKEN, END_GONE } outcome;
@@ -34,13 +35,12 @@ static int is_cancelled(const sbio_bk_call *c) {
   return c->cancelled && c->cancelled(c);
 }
 
-int sbio__dk_exec_create(dk_instance *inst, const char *container, const char *body, int64_t deadline, char *out,
-                         size_t size, dk_http_resp *resp) {
+int sbio__dk_exec_create(dk_instance *inst, const char *container, const char *body, const sbio_bk_call *call,
+                         char *out, size_t size, sbio_sdk_http_response *resp) {
   char path[200];
   snprintf(path, sizeof path, "/containers/%s/exec", container);
-  dk_http_req req = {.method = "POST", .path = path, .versioned = 1, .json = body, .deadline = deadline};
-  if (sbio__dk_http(inst, &req, resp) != 0 || resp->status != 201) return -1;
-  cJSON *root = cJSON_Parse(resp->body);
+  if (sbio__dk_send(inst, "POST", path, body, call, resp) != 0 || resp->status != 201) return -1;
+  cJSON *root = cJSON_ParseWithLength(resp->body, resp->len);
   const cJSON *id = root ? cJSON_GetObjectItemCaseSensitive(root, "Id") : NULL;
   int ok = cJSON_IsString(id) && id->valuestring && id->valuestring[0] && strlen(id->valuestring) < size &&
            strspn(id->valuestring, "0123456789abcdef") == strlen(id->valuestring);
@@ -52,16 +52,15 @@ int sbio__dk_exec_create(dk_instance *inst, const char *container, const char *b
   return ok ? 0 : -1;
 }
 
-int sbio__dk_exec_inspect(dk_instance *inst, const char *exec_id, int64_t deadline, dk_exec_state *st,
-                          dk_http_resp *resp) {
+int sbio__dk_exec_inspect(dk_instance *inst, const char *exec_id, const sbio_bk_call *call, dk_exec_state *st,
+                          sbio_sdk_http_response *resp) {
   memset(st, 0, sizeof *st);
   char path[160];
   snprintf(path, sizeof path, "/exec/%s/json", exec_id);
-  dk_http_req req = {.method = "GET", .path = path, .versioned = 1, .deadline = deadline};
-  if (sbio__dk_http(inst, &req, resp) != 0) return -1;
+  if (sbio__dk_send(inst, "GET", path, NULL, call, resp) != 0) return -1;
   if (resp->status == 404) return 0;
   if (resp->status != 200) return -1;
-  cJSON *root = cJSON_Parse(resp->body);
+  cJSON *root = cJSON_ParseWithLength(resp->body, resp->len);
   const cJSON *running = root ? cJSON_GetObjectItemCaseSensitive(root, "Running") : NULL;
   const cJSON *code = root ? cJSON_GetObjectItemCaseSensitive(root, "ExitCode") : NULL;
   st->found = 1;
@@ -72,17 +71,16 @@ int sbio__dk_exec_inspect(dk_instance *inst, const char *exec_id, int64_t deadli
   return 0;
 }
 
-int sbio__dk_container_running(dk_instance *inst, const char *container, int64_t deadline, int *exit_code) {
+int sbio__dk_container_running(dk_instance *inst, const char *container, const sbio_bk_call *call, int *exit_code) {
   char path[160];
   snprintf(path, sizeof path, "/containers/%s/json", container);
-  dk_http_req req = {.method = "GET", .path = path, .versioned = 1, .deadline = deadline};
-  dk_http_resp resp;
+  sbio_sdk_http_response resp;
   int result = -1;
-  if (sbio__dk_http(inst, &req, &resp) == 0) {
+  if (sbio__dk_send(inst, "GET", path, NULL, call, &resp) == 0) {
     if (resp.status == 404)
       result = 0;
     else if (resp.status == 200) {
-      cJSON *root = cJSON_Parse(resp.body);
+      cJSON *root = cJSON_ParseWithLength(resp.body, resp.len);
       const cJSON *state = root ? cJSON_GetObjectItemCaseSensitive(root, "State") : NULL;
       const cJSON *running = state ? cJSON_GetObjectItemCaseSensitive(state, "Running") : NULL;
       const cJSON *code = state ? cJSON_GetObjectItemCaseSensitive(state, "ExitCode") : NULL;
@@ -91,7 +89,7 @@ int sbio__dk_container_running(dk_instance *inst, const char *container, int64_t
       cJSON_Delete(root);
     }
   }
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return result;
 }
 
@@ -153,7 +151,7 @@ typedef struct exec_run {
   dk_sandbox *sb;
   const sbio_bk_exec_req *req;
   const sbio_bk_call *call;
-  dk_hijack hj;
+  sbio_sdk_http_conn *conn; /* the exec's stream */
   dk_demux demux;
   char exec_id[80];
   size_t stdin_sent;
@@ -173,10 +171,10 @@ static int drain(exec_run *r) {
   unsigned char buf[65536];
   for (;;) {
     size_t n = 0;
-    int io = sbio__dk_hijack_recv(&r->hj, buf, sizeof buf, &n);
-    if (io == DK_IO_AGAIN) return -1;
-    if (io == DK_IO_EOF) return END_EOF;
-    if (io == DK_IO_ERR) return END_LOST;
+    int io = sbio_sdk_http_conn_recv(r->conn, buf, sizeof buf, &n);
+    if (io == SBIO_SDK_IO_AGAIN) return -1;
+    if (io == SBIO_SDK_IO_EOF) return END_EOF;
+    if (io == SBIO_SDK_IO_ERROR) return END_LOST;
     r->last_activity = sbio__dk_now(r->sb->inst);
     if (sbio__dk_demux_feed(&r->demux, buf, n, deliver, r) != 0) return END_LOST;
   }
@@ -188,32 +186,32 @@ static void feed_stdin(exec_run *r) {
   while (r->stdin_sent < total) {
     size_t want = total - r->stdin_sent, n = 0;
     if (want > STDIN_CHUNK) want = STDIN_CHUNK;
-    int io = sbio__dk_hijack_send(&r->hj, req->stdin_data + r->stdin_sent, want, &n);
-    if (io == DK_IO_AGAIN) return;
-    if (io == DK_IO_ERR) break; /* the process stopped reading: nothing more to give */
+    int io = sbio_sdk_http_conn_send(r->conn, req->stdin_data + r->stdin_sent, want, &n);
+    if (io == SBIO_SDK_IO_AGAIN) return;
+    if (io == SBIO_SDK_IO_ERROR) break; /* the process stopped reading: nothing more to give */
     r->stdin_sent += n;
   }
   /* EOF for the process's stdin; its output keeps flowing back. */
-  sbio__dk_hijack_shutdown_write(&r->hj);
+  sbio_sdk_http_conn_shutdown_write(r->conn);
   r->stdin_closed = 1;
 }
 
 /* After a silence: is the exec (and its container) still alive? */
 static int probe(exec_run *r) {
   dk_instance *inst = r->sb->inst;
-  int64_t now = sbio__dk_now(inst);
-  int64_t budget = now + PROBE_BUDGET_NS < r->call->deadline_ns ? now + PROBE_BUDGET_NS : r->call->deadline_ns;
+  sbio_sdk_subcall budget;
+  sbio_sdk_call_narrow(&budget, r->call, PROBE_BUDGET_S);
   dk_exec_state st;
-  dk_http_resp resp;
-  int rc = sbio__dk_exec_inspect(inst, r->exec_id, budget, &st, &resp);
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response resp;
+  int rc = sbio__dk_exec_inspect(inst, r->exec_id, &budget.call, &st, &resp);
+  sbio_sdk_http_response_free(&resp);
   r->last_activity = sbio__dk_now(inst);
   if (rc != 0) return -1; /* engine slow or away: the deadline still bounds us */
   if (st.found && st.running) {
     r->probe_strikes = 0;
     return -1;
   }
-  if (sbio__dk_container_running(inst, r->sb->id, budget, &r->container_exit) == 0) return END_GONE;
+  if (sbio__dk_container_running(inst, r->sb->id, &budget.call, &r->container_exit) == 0) return END_GONE;
   /* The engine closes a finished exec's stream within ~2 s, even when a
    * background child still holds the output open; past two probes it is
    * stuck. */
@@ -223,19 +221,20 @@ static int probe(exec_run *r) {
 static outcome pump(exec_run *r) {
   dk_instance *inst = r->sb->inst;
   if (!r->req->has_stdin) {
-    sbio__dk_hijack_shutdown_write(&r->hj);
+    sbio_sdk_http_conn_shutdown_write(r->conn);
     r->stdin_closed = 1;
   }
   r->last_activity = sbio__dk_now(inst);
   for (;;) {
     if (is_cancelled(r->call) || atomic_load(&r->sb->killed)) return END_CANCELLED;
-    long ms = sbio__dk_ms_left(inst, r->call->deadline_ns);
-    if (ms == 0) return END_DEADLINE;
+    int64_t left = sbio_bk_remaining_ns(r->call);
+    if (left == 0) return END_DEADLINE;
+    long ms = left / 1000000 + 1;
     int end = drain(r);
     if (end >= 0) return (outcome)end;
     if (!r->stdin_closed) feed_stdin(r);
-    int want = DK_WAIT_READ | (r->stdin_closed ? 0 : DK_WAIT_WRITE);
-    int ready = sbio__dk_hijack_wait(&r->hj, want, ms < SLICE_MS ? (int)ms : SLICE_MS);
+    int want = SBIO_SDK_WAIT_READ | (r->stdin_closed ? 0 : SBIO_SDK_WAIT_WRITE);
+    int ready = sbio_sdk_http_conn_wait(r->conn, want, ms < SLICE_MS ? (int)ms : SLICE_MS);
     if (ready < 0) return END_LOST;
     if (ready == 0 && sbio__dk_now(inst) - r->last_activity >= IDLE_PROBE_NS) {
       end = probe(r);
@@ -245,53 +244,53 @@ static outcome pump(exec_run *r) {
 }
 
 static int gone_error(exec_run *r, sbio_bk_error *err) {
-  return sbio_bk_error_set(err, SBIO_E_GONE, "the container stopped or was removed; create a new sandbox",
-                           "docker: sandbox %s no longer exists (its container stopped or was removed during the "
-                           "exec)",
-                           r->sb->short_id);
+  return sbio_sdk_error(err, SBIO_E_GONE, "the container stopped or was removed; create a new sandbox",
+                        "docker: sandbox %s no longer exists (its container stopped or was removed during the "
+                        "exec)",
+                        r->sb->short_id);
 }
 
 /* The stream ended: the exit code, waiting briefly if the engine has not
  * recorded it yet. */
 static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
-  int64_t deadline = sbio__dk_now(inst) + AFTER_NS;
+  sbio_bk_call after;
+  sbio__dk_call_after(inst, &after, AFTER_S);
   for (int i = 0;; i++) {
     dk_exec_state st;
-    dk_http_resp resp;
-    int rc = sbio__dk_exec_inspect(inst, r->exec_id, deadline, &st, &resp);
-    if (rc != 0 && resp.status == 0) {
+    sbio_sdk_http_response resp;
+    int rc = sbio__dk_exec_inspect(inst, r->exec_id, &after, &st, &resp);
+    if (rc != 0 && sbio__dk_no_answer(&resp)) {
       /* The stream ended because the engine went away. */
-      rc = sbio_bk_error_set(err, SBIO_E_EXEC, "check that the Docker engine is running (it may have restarted)",
-                             "docker: lost the connection to the Docker engine at %s during the exec in sandbox %s "
-                             "(%s)",
-                             inst->endpoint.display, r->sb->short_id, resp.error);
-      sbio__dk_http_resp_free(&resp);
+      rc = sbio_sdk_error(err, SBIO_E_EXEC, "check that the Docker engine is running (it may have restarted)",
+                          "docker: lost the connection to the Docker engine at %s during the exec in sandbox %s "
+                          "(%s)",
+                          inst->endpoint.display, r->sb->short_id, resp.error);
+      sbio_sdk_http_response_free(&resp);
       return rc;
     }
     if (rc != 0) {
       rc = sbio__dk_fail(inst, &resp, SBIO_E_EXEC, SBIO_E_EXEC, "read the exit code (exec inspect)", err);
-      sbio__dk_http_resp_free(&resp);
+      sbio_sdk_http_response_free(&resp);
       return rc;
     }
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     if (!st.found) {
-      if (sbio__dk_container_running(inst, r->sb->id, deadline, NULL) == 0) return gone_error(r, err);
-      return sbio_bk_error_set(err, SBIO_E_EXEC, NULL,
-                               "docker: the engine forgot exec %.12s before its exit code "
-                               "was read",
-                               r->exec_id);
+      if (sbio__dk_container_running(inst, r->sb->id, &after, NULL) == 0) return gone_error(r, err);
+      return sbio_sdk_error(err, SBIO_E_EXEC, NULL,
+                            "docker: the engine forgot exec %.12s before its exit code "
+                            "was read",
+                            r->exec_id);
     }
     if (!st.running && st.has_exit) {
       *exit_code = st.exit_code;
       return SBIO_OK;
     }
-    if (i >= 20 || sbio__dk_now(inst) >= deadline) break;
+    if (i >= 20 || sbio_bk_remaining_ns(&after) == 0) break;
     struct timespec ts = {0, 50 * 1000000L};
     nanosleep(&ts, NULL);
   }
-  return sbio_bk_error_set(err, SBIO_E_EXEC, NULL, "docker: exec %.12s ended its stream but is still running",
-                           r->exec_id);
+  return sbio_sdk_error(err, SBIO_E_EXEC, NULL, "docker: exec %.12s ended its stream but is still running", r->exec_id);
 }
 
 /* The connection broke mid-stream: the container died, or the engine, or
@@ -300,49 +299,51 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
  * as a reset, not an EOF. The exec's own record tells them apart. */
 static int lost(exec_run *r, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
-  int64_t budget = sbio__dk_now(inst) + PROBE_BUDGET_NS;
-  int state = sbio__dk_container_running(inst, r->sb->id, budget, NULL);
+  sbio_bk_call budget;
+  sbio__dk_call_after(inst, &budget, PROBE_BUDGET_S);
+  int state = sbio__dk_container_running(inst, r->sb->id, &budget, NULL);
   if (state == 0) return gone_error(r, err);
   dk_exec_state st;
-  dk_http_resp resp;
-  int rc = state == 1 ? sbio__dk_exec_inspect(inst, r->exec_id, budget, &st, &resp) : -1;
-  if (state == 1) sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response resp;
+  int rc = state == 1 ? sbio__dk_exec_inspect(inst, r->exec_id, &budget, &st, &resp) : -1;
+  if (state == 1) sbio_sdk_http_response_free(&resp);
   if (rc == 0 && st.found && !st.running && st.has_exit) {
     *exit_code = st.exit_code;
     return SBIO_OK;
   }
-  return sbio_bk_error_set(err, SBIO_E_EXEC, "check that the Docker engine is running (it may have restarted)",
-                           "docker: lost the connection to the Docker engine at %s during the exec in sandbox %s",
-                           inst->endpoint.display, r->sb->short_id);
+  return sbio_sdk_error(err, SBIO_E_EXEC, "check that the Docker engine is running (it may have restarted)",
+                        "docker: lost the connection to the Docker engine at %s during the exec in sandbox %s",
+                        inst->endpoint.display, r->sb->short_id);
 }
 
 static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
   char path[160];
   snprintf(path, sizeof path, "/exec/%s/start", r->exec_id);
-  dk_http_resp resp;
-  if (sbio__dk_hijack_open(inst, path, "{\"Detach\":false,\"Tty\":false}", r->call->deadline_ns, r->call, &r->hj,
-                           &resp) != 0) {
+  sbio_sdk_http_response resp;
+  if (sbio__dk_upgrade(inst, path, "{\"Detach\":false,\"Tty\":false}", r->call, &r->conn, &resp) != 0 || !r->conn) {
     int rc;
-    if (resp.cancelled) {
+    if (resp.outcome == SBIO_SDK_HTTP_CANCELLED) {
       *exit_code = 137;
       rc = SBIO_OK;
-    } else if (resp.timed_out) {
+    } else if (resp.outcome == SBIO_SDK_HTTP_TIMEOUT) {
       char how[256] = "";
       sbio__dk_exec_kill(r->sb, r->exec_id, token, how, sizeof how);
-      rc = sbio_bk_error_set(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout",
-                             "docker: the exec did not start before its deadline (%s)", how);
+      rc = sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout",
+                          "docker: the exec did not start before its deadline (%s)", how);
     } else if (sbio__dk_container_gone(&resp)) {
       rc = gone_error(r, err);
     } else {
       rc = sbio__dk_fail(inst, &resp, SBIO_E_EXEC, SBIO_E_EXEC_TIMEOUT, "start the exec", err);
     }
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     return rc;
   }
+  sbio_sdk_http_response_free(&resp);
   sbio__dk_demux_init(&r->demux);
   outcome end = pump(r);
-  sbio__dk_hijack_close(&r->hj);
+  sbio_sdk_http_conn_close(r->conn);
+  r->conn = NULL;
   switch (end) {
   case END_EOF:
     return finish(r, exit_code, err);
@@ -364,39 +365,42 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
   char how[256] = "";
   sbio__dk_exec_kill(r->sb, r->exec_id, token, how, sizeof how);
   double span = (double)(r->call->deadline_ns - start) / 1e9;
-  return sbio_bk_error_set(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout if the command needs longer",
-                           "docker: command exceeded its %.3g s deadline and was killed (%s)", span, how);
+  return sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout if the command needs longer",
+                        "docker: command exceeded its %.3g s deadline and was killed (%s)", span, how);
 }
 
 int sbio__dk_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_call *call, int *exit_code,
                      sbio_bk_error *err) {
   dk_sandbox *sb = sandbox;
   if (!sb || !req || !call || !exit_code || (!req->shell && (!req->argv || req->argc == 0)))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker exec: needs a sandbox and a command");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker exec: needs a sandbox and a command");
   *exit_code = -1;
   if (atomic_load(&sb->killed))
-    return sbio_bk_error_set(err, SBIO_E_GONE, "create a new sandbox", "docker: sandbox %s was killed", sb->short_id);
+    return sbio_sdk_error(err, SBIO_E_GONE, "create a new sandbox", "docker: sandbox %s was killed", sb->short_id);
   dk_instance *inst = sb->inst;
   int64_t start = sbio__dk_now(inst);
-  int rc = sbio__dk_engine_ready(inst, call->deadline_ns, SBIO_E_EXEC, err);
+  int rc = sbio__dk_engine_ready(inst, call, SBIO_E_EXEC, err);
   if (rc != SBIO_OK) return rc;
   char token[40];
   if (make_token(token, sizeof token) != 0)
-    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "docker exec: no randomness for the exec token");
+    return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "docker exec: no randomness for the exec token");
   char *body = exec_body(req, token);
-  if (!body) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory building the exec request");
+  if (!body) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the exec request");
   exec_run r = {.sb = sb, .req = req, .call = call};
-  dk_http_resp resp;
-  int created = sbio__dk_exec_create(inst, sb->id, body, call->deadline_ns, r.exec_id, sizeof r.exec_id, &resp);
+  sbio_sdk_http_response resp;
+  int created = sbio__dk_exec_create(inst, sb->id, body, call, r.exec_id, sizeof r.exec_id, &resp);
   free(body);
   if (created != 0) {
-    if (sbio__dk_container_gone(&resp))
+    if (resp.outcome == SBIO_SDK_HTTP_CANCELLED) {
+      *exit_code = 137; /* killed before it started: as if killed while running */
+      rc = SBIO_OK;
+    } else if (sbio__dk_container_gone(&resp))
       rc = gone_error(&r, err);
     else
       rc = sbio__dk_fail(inst, &resp, SBIO_E_EXEC, SBIO_E_EXEC_TIMEOUT, "create the exec", err);
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     return rc;
   }
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return run(&r, token, start, exit_code, err);
 }

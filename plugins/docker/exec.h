@@ -3,7 +3,7 @@
 #ifndef SBIO_DOCKER_EXEC_H
 #define SBIO_DOCKER_EXEC_H
 
-#include "http.h"
+#include "api.h"
 
 /* The environment variable that marks every process of one exec, so its
  * deadline can kill exactly them (and what they spawned). */
@@ -18,14 +18,14 @@ typedef struct dk_exec_state {
 
 /* POST /containers/{id}/exec with `body`; the exec id into out (65 bytes).
  * 0, or -1 with resp describing the failure. */
-int sbio__dk_exec_create(dk_instance *inst, const char *container, const char *body, int64_t deadline, char *out,
-                         size_t size, dk_http_resp *resp);
+int sbio__dk_exec_create(dk_instance *inst, const char *container, const char *body, const sbio_bk_call *call,
+                         char *out, size_t size, sbio_sdk_http_response *resp);
 /* GET /exec/{id}/json. 0, or -1 with resp describing a transport failure. */
-int sbio__dk_exec_inspect(dk_instance *inst, const char *exec_id, int64_t deadline, dk_exec_state *st,
-                          dk_http_resp *resp);
+int sbio__dk_exec_inspect(dk_instance *inst, const char *exec_id, const sbio_bk_call *call, dk_exec_state *st,
+                          sbio_sdk_http_response *resp);
 /* State of the container: 1 running, 0 not running or gone, -1 unknown
  * (engine unreachable); its exit code into *exit_code when stopped. */
-int sbio__dk_container_running(dk_instance *inst, const char *container, int64_t deadline, int *exit_code);
+int sbio__dk_container_running(dk_instance *inst, const char *container, const sbio_bk_call *call, int *exit_code);
 
 /* After a deadline: kills every process of the exec and checks that none is
  * left. 0 when it is gone; `how` says what was done (for the message). */

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#define KILL_BUDGET_NS (10LL * 1000000000LL)
-#define GONE_WAIT_NS (3LL * 1000000000LL)
+#define KILL_BUDGET_S 10.0
+#define GONE_WAIT_S 3.0
 
 /* $1: the token. NUL bytes of /proc/PID/environ are dropped by the command
  * substitution, which leaves the token intact for the pattern. */
@@ -34,21 +34,21 @@ static void pause_ms(long ms) {
 }
 
 /* 1 once the exec is no longer running (or forgotten), 0 if still running
- * at `until`, -1 if the engine cannot tell. */
-static int wait_not_running(dk_instance *inst, const char *exec_id, int64_t until) {
+ * at the call's deadline, -1 if the engine cannot tell. */
+static int wait_not_running(dk_instance *inst, const char *exec_id, const sbio_bk_call *until) {
   for (;;) {
     dk_exec_state st;
-    dk_http_resp resp;
+    sbio_sdk_http_response resp;
     int rc = sbio__dk_exec_inspect(inst, exec_id, until, &st, &resp);
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     if (rc != 0) return -1;
     if (!st.found || !st.running) return 1;
-    if (sbio__dk_now(inst) >= until) return 0;
+    if (sbio_bk_remaining_ns(until) == 0) return 0;
     pause_ms(50);
   }
 }
 
-static int run_killer(dk_sandbox *sb, const char *token, int64_t deadline) {
+static int run_killer(dk_sandbox *sb, const char *token, const sbio_bk_call *call) {
   dk_instance *inst = sb->inst;
   char body[4096];
   /* The script has quotes: escape them for JSON. */
@@ -65,40 +65,43 @@ static int run_killer(dk_sandbox *sb, const char *token, int64_t deadline) {
            "\"sbio-kill\",\"%s\"]}",
            escaped, token);
   char kid[80];
-  dk_http_resp resp;
-  int rc = sbio__dk_exec_create(inst, sb->id, body, deadline, kid, sizeof kid, &resp);
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response resp;
+  int rc = sbio__dk_exec_create(inst, sb->id, body, call, kid, sizeof kid, &resp);
+  sbio_sdk_http_response_free(&resp);
   if (rc != 0) return -1;
   char path[160];
   snprintf(path, sizeof path, "/exec/%s/start", kid);
-  dk_http_req req = {
-      .method = "POST", .path = path, .versioned = 1, .json = "{\"Detach\":true,\"Tty\":false}", .deadline = deadline};
-  rc = sbio__dk_http(inst, &req, &resp) == 0 && resp.status == 200 ? 0 : -1;
-  sbio__dk_http_resp_free(&resp);
+  rc = sbio__dk_send(inst, "POST", path, "{\"Detach\":true,\"Tty\":false}", call, &resp) == 0 && resp.status == 200
+           ? 0
+           : -1;
+  sbio_sdk_http_response_free(&resp);
   if (rc != 0) return -1;
-  int64_t until = sbio__dk_now(inst) + GONE_WAIT_NS;
-  return wait_not_running(inst, kid, until < deadline ? until : deadline) == 1 ? 0 : -1;
+  sbio_sdk_subcall until;
+  sbio_sdk_call_narrow(&until, call, GONE_WAIT_S);
+  return wait_not_running(inst, kid, &until.call) == 1 ? 0 : -1;
 }
 
-static int restart(dk_sandbox *sb, int64_t deadline) {
+static int restart(dk_sandbox *sb, const sbio_bk_call *call) {
   char path[200];
   snprintf(path, sizeof path, "/containers/%s/restart?t=0", sb->id);
-  dk_http_req req = {.method = "POST", .path = path, .versioned = 1, .deadline = deadline};
-  dk_http_resp resp;
-  int rc = sbio__dk_http(sb->inst, &req, &resp) == 0 && resp.status == 204 ? 0 : -1;
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response resp;
+  int rc = sbio__dk_send(sb->inst, "POST", path, NULL, call, &resp) == 0 && resp.status == 204 ? 0 : -1;
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
 int sbio__dk_exec_kill(dk_sandbox *sb, const char *exec_id, const char *token, char *how, size_t how_size) {
   dk_instance *inst = sb->inst;
-  int64_t deadline = sbio__dk_now(inst) + KILL_BUDGET_NS;
-  int64_t until = sbio__dk_now(inst) + GONE_WAIT_NS;
-  if (token && token[0] && run_killer(sb, token, deadline) == 0 && wait_not_running(inst, exec_id, until) == 1) {
+  /* The exec's deadline has passed: this has a budget of its own. */
+  sbio_bk_call budget, until;
+  sbio__dk_call_after(inst, &budget, KILL_BUDGET_S);
+  sbio__dk_call_after(inst, &until, GONE_WAIT_S);
+  if (token && token[0] && run_killer(sb, token, &budget) == 0 && wait_not_running(inst, exec_id, &until) == 1) {
     snprintf(how, how_size, "SIGKILL to every process of the exec");
     return 0;
   }
-  if (restart(sb, deadline) == 0 && wait_not_running(inst, exec_id, sbio__dk_now(inst) + GONE_WAIT_NS) == 1) {
+  sbio__dk_call_after(inst, &until, GONE_WAIT_S);
+  if (restart(sb, &budget) == 0 && wait_not_running(inst, exec_id, &until) == 1) {
     snprintf(how, how_size, "the container was restarted to stop it; files are kept, other processes ended");
     return 0;
   }

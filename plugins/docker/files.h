@@ -3,7 +3,7 @@
 #ifndef SBIO_DOCKER_FILES_H
 #define SBIO_DOCKER_FILES_H
 
-#include "http.h"
+#include "api.h"
 #include "paths.h"
 
 typedef struct dk_stat {
@@ -18,7 +18,7 @@ typedef struct dk_stat {
 int sbio__dk_stat(dk_sandbox *sb, const char *abs, const sbio_bk_call *call, dk_stat *st, sbio_bk_error *err);
 /* Errors of the archive endpoints: 404 "No such container" is SBIO_E_GONE,
  * another 404 is SBIO_E_PATH_NOT_FOUND naming `abs`, the rest SBIO_E_FS. */
-int sbio__dk_archive_fail(dk_sandbox *sb, const dk_http_resp *resp, const char *abs, const char *what,
+int sbio__dk_archive_fail(dk_sandbox *sb, const sbio_sdk_http_response *resp, const char *abs, const char *what,
                           sbio_bk_error *err);
 /* Runs argv in the sandbox (no shell), collecting stdout (at most `cap`
  * bytes) and stderr; exit code into *status. */

@@ -82,7 +82,7 @@ int sbio__dk_run_capture(dk_sandbox *sb, const char *const *argv, size_t argc, c
   errbuf[0] = '\0';
   sbio_bk_exec_req req = {.size = sizeof req, .argv = argv, .argc = argc, .output = on_output, .output_user = &c};
   int rc = sbio__dk_op_exec(sb, &req, call, status, err);
-  if (rc == SBIO_OK && c.over) rc = sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: the listing is too large");
+  if (rc == SBIO_OK && c.over) rc = sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: the listing is too large");
   if (rc != SBIO_OK || !out) {
     free(c.out);
     return rc;
@@ -101,11 +101,11 @@ int sbio__dk_op_file_list(void *sandbox, const char *path, const sbio_bk_call *c
                           void *user, sbio_bk_error *err) {
   dk_sandbox *sb = sandbox;
   if (!sb || !call || !entry)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker list: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker list: missing argument");
   char abs[DK_PATH_MAX];
   dk_stat st;
   int rc = sbio__dk_path_resolve(path, abs, sizeof abs, err);
-  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(sb->inst, call->deadline_ns, SBIO_E_FS, err);
+  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(sb->inst, call, SBIO_E_FS, err);
   if (rc != SBIO_OK) return rc;
   char *out = NULL;
   size_t len = 0;
@@ -116,9 +116,9 @@ int sbio__dk_op_file_list(void *sandbox, const char *path, const sbio_bk_call *c
     rc = sbio__dk_stat(sb, abs, call, &st, err);
     if (rc != SBIO_OK) return rc;
     if (!st.exists)
-      return sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, NULL, "docker: list: no such directory: %.400s", abs);
+      return sbio_sdk_error(err, SBIO_E_PATH_NOT_FOUND, NULL, "docker: list: no such directory: %.400s", abs);
     if (!st.is_dir && !st.is_link)
-      return sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: list %.400s: not a directory", abs);
+      return sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: list %.400s: not a directory", abs);
     const char *argv[] = {"/bin/sh", "-c", list_script, "sbio-ls", abs};
     char errbuf[512];
     int status = 0;
@@ -126,8 +126,8 @@ int sbio__dk_op_file_list(void *sandbox, const char *path, const sbio_bk_call *c
     if (rc != SBIO_OK) return fs_code(rc);
     if (status != 0) {
       free(out);
-      return sbio_bk_error_set(err, SBIO_E_FS, "the image needs /bin/sh and stat for listing",
-                               "docker: list %.400s failed (exit %d): %.200s", abs, status, errbuf);
+      return sbio_sdk_error(err, SBIO_E_FS, "the image needs /bin/sh and stat for listing",
+                            "docker: list %.400s failed (exit %d): %.200s", abs, status, errbuf);
     }
   }
   char full[DK_PATH_MAX * 2 + 2];
@@ -150,30 +150,34 @@ int sbio__dk_op_file_list(void *sandbox, const char *path, const sbio_bk_call *c
 
 typedef struct buffer_src {
   const unsigned char *p;
-  size_t left;
+  size_t len, off;
 } buffer_src;
 
-static size_t read_buffer(char *buf, size_t size, size_t n, void *user) {
+static long read_buffer(void *user, char *buf, size_t size) {
   buffer_src *b = user;
-  size_t k = size * n < b->left ? size * n : b->left;
-  memcpy(buf, b->p, k);
-  b->p += k;
-  b->left -= k;
-  return k;
+  size_t k = size < b->len - b->off ? size : b->len - b->off;
+  memcpy(buf, b->p + b->off, k);
+  b->off += k;
+  return (long)k;
+}
+
+static int rewind_buffer(void *user) {
+  ((buffer_src *)user)->off = 0;
+  return 0;
 }
 
 int sbio__dk_op_file_mkdir(void *sandbox, const char *path, int parents, const sbio_bk_call *call, sbio_bk_error *err) {
   dk_sandbox *sb = sandbox;
-  if (!sb || !call) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker mkdir: missing argument");
+  if (!sb || !call) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker mkdir: missing argument");
   char abs[DK_PATH_MAX], dir[DK_PATH_MAX], base[DK_PATH_MAX];
   dk_stat st;
   int rc = sbio__dk_path_resolve(path, abs, sizeof abs, err);
-  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(sb->inst, call->deadline_ns, SBIO_E_FS, err);
+  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(sb->inst, call, SBIO_E_FS, err);
   if (rc == SBIO_OK && sbio__dk_files_via_exec(sb)) return sbio__dk_xfile_mkdir(sb, abs, parents, call, err);
   if (rc == SBIO_OK) rc = sbio__dk_stat(sb, abs, call, &st, err);
   if (rc != SBIO_OK) return rc;
   if (st.exists && st.is_dir && parents) return SBIO_OK;
-  if (st.exists) return sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: mkdir %.400s: it already exists", abs);
+  if (st.exists) return sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: mkdir %.400s: it already exists", abs);
   /* Walk up to the deepest existing ancestor. */
   char anc[DK_PATH_MAX];
   snprintf(anc, sizeof anc, "%s", abs);
@@ -185,16 +189,16 @@ int sbio__dk_op_file_mkdir(void *sandbox, const char *path, int parents, const s
     if (rc != SBIO_OK) return rc;
     if (st.exists) break;
     if (!parents)
-      return sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, "pass parents to create the missing directories",
-                               "docker: mkdir %.400s: the directory %.400s does not exist", abs, anc);
+      return sbio_sdk_error(err, SBIO_E_PATH_NOT_FOUND, "pass parents to create the missing directories",
+                            "docker: mkdir %.400s: the directory %.400s does not exist", abs, anc);
     missing++;
   }
   if (!st.is_dir)
-    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: mkdir %.400s: %.400s is not a directory", abs, anc);
+    return sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: mkdir %.400s: %.400s is not a directory", abs, anc);
   /* The tar holds "a/", "a/b/", ... relative to the ancestor. */
   const char *rel = abs + strlen(anc) + (strcmp(anc, "/") ? 1 : 0);
   char **names = calloc(missing, sizeof *names);
-  if (!names) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  if (!names) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   size_t n = 0;
   for (const char *p = rel; n < missing; p++) {
     if (*p == '/' || *p == '\0') {
@@ -208,56 +212,53 @@ int sbio__dk_op_file_mkdir(void *sandbox, const char *path, int parents, const s
   unsigned char *tar = NULL;
   size_t tar_len = 0;
   if (n != missing || sbio__dk_tar_dirs((const char *const *)names, n, &tar, &tar_len) != 0)
-    rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "docker: could not build the tar for mkdir");
+    rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "docker: could not build the tar for mkdir");
   for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);
   if (rc != SBIO_OK) return rc;
   char url[DK_PATH_MAX * 3 + 200];
   sbio__dk_archive_url(sb->id, anc, "noOverwriteDirNonDir=true", url, sizeof url);
-  buffer_src src = {tar, tar_len};
-  dk_http_req req = {.method = "PUT",
-                     .path = url,
-                     .versioned = 1,
-                     .read_fn = read_buffer,
-                     .read_user = &src,
-                     .upload_len = (int64_t)tar_len,
-                     .content_type = "application/x-tar",
-                     .deadline = call->deadline_ns,
-                     .cancel = call};
-  dk_http_resp resp;
+  buffer_src src = {tar, tar_len, 0};
+  sbio_sdk_http_request req = {.method = "PUT",
+                               .path = url,
+                               .content_type = "application/x-tar",
+                               .read = read_buffer,
+                               .rewind = rewind_buffer,
+                               .read_user = &src,
+                               .read_len = (int64_t)tar_len};
+  sbio_sdk_http_response resp;
   char what[DK_PATH_MAX + 16];
   snprintf(what, sizeof what, "mkdir %.400s", abs);
-  if (sbio__dk_http(sb->inst, &req, &resp) != 0 || resp.status != 200)
+  if (sbio__dk_request(sb->inst, &req, call, &resp) != 0 || resp.status != 200)
     rc = sbio__dk_archive_fail(sb, &resp, anc, what, err);
   else
     rc = SBIO_OK;
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   free(tar);
   return rc;
 }
 
 int sbio__dk_op_file_remove(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_error *err) {
   dk_sandbox *sb = sandbox;
-  if (!sb || !call) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker remove: missing argument");
+  if (!sb || !call) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker remove: missing argument");
   char abs[DK_PATH_MAX];
   dk_stat st;
   int rc = sbio__dk_path_resolve(path, abs, sizeof abs, err);
   if (rc == SBIO_OK && !strcmp(abs, "/"))
-    rc = sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: refusing to remove the sandbox's root directory");
-  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(sb->inst, call->deadline_ns, SBIO_E_FS, err);
+    rc = sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: refusing to remove the sandbox's root directory");
+  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(sb->inst, call, SBIO_E_FS, err);
   if (rc == SBIO_OK && sbio__dk_files_via_exec(sb)) return sbio__dk_xfile_remove(sb, abs, call, err);
   if (rc == SBIO_OK) rc = sbio__dk_stat(sb, abs, call, &st, err);
   if (rc != SBIO_OK) return rc;
   if (!st.exists)
-    return sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, NULL, "docker: remove: no such file or directory: %.400s",
-                             abs);
+    return sbio_sdk_error(err, SBIO_E_PATH_NOT_FOUND, NULL, "docker: remove: no such file or directory: %.400s", abs);
   const char *argv[] = {"rm", "-rf", "--", abs};
   char errbuf[512];
   int status = 0;
   rc = sbio__dk_run_capture(sb, argv, 4, call, 0, NULL, NULL, errbuf, sizeof errbuf, &status, err);
   if (rc != SBIO_OK) return fs_code(rc);
   if (status != 0)
-    return sbio_bk_error_set(err, SBIO_E_FS, "the image needs rm for removing files",
-                             "docker: remove %.400s failed (exit %d): %.200s", abs, status, errbuf);
+    return sbio_sdk_error(err, SBIO_E_FS, "the image needs rm for removing files",
+                          "docker: remove %.400s failed (exit %d): %.200s", abs, status, errbuf);
   return SBIO_OK;
 }

@@ -57,19 +57,19 @@ static int status_error(int status, const char *op, const char *abs, const char 
                         sbio_bk_error *err) {
   switch (status) {
   case X_MISSING:
-    return sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, NULL, "docker: %s: no such file or directory: %.400s", op,
-                             dir ? dir : abs);
+    return sbio_sdk_error(err, SBIO_E_PATH_NOT_FOUND, NULL, "docker: %s: no such file or directory: %.400s", op,
+                          dir ? dir : abs);
   case X_NOT_DIR:
-    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: %s %.400s: not a directory", op, abs);
+    return sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: %s %.400s: not a directory", op, abs);
   case X_IS_DIR:
-    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: %s %.400s: it is a directory", op, abs);
+    return sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: %s %.400s: it is a directory", op, abs);
   case X_EXISTS:
-    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: %s %.400s: it already exists", op, abs);
+    return sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: %s %.400s: it already exists", op, abs);
   default:
     break;
   }
-  return sbio_bk_error_set(err, SBIO_E_FS, "the image needs /bin/sh, cat, mkdir, rm and stat for file operations",
-                           "docker: %s %.400s failed (exit %d): %.200s", op, abs, status, stderr_text);
+  return sbio_sdk_error(err, SBIO_E_FS, "the image needs /bin/sh, cat, mkdir, rm and stat for file operations",
+                        "docker: %s %.400s failed (exit %d): %.200s", op, abs, status, stderr_text);
 }
 
 static int exec_code(int rc) {
@@ -110,7 +110,7 @@ int sbio__dk_xfile_list(dk_sandbox *sb, const char *abs, const sbio_bk_call *cal
   const char *body = sbio__dk_list_script();
   size_t n = strlen(body) + 64;
   script = malloc(n);
-  if (!script) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  if (!script) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   snprintf(script, n, "[ -e \"$1\" ] || exit 72; [ -d \"$1\" ] || exit 73; %s", body);
   argv[2] = script;
   char errbuf[512];

@@ -46,16 +46,13 @@ static size_t b64decode(const char *in, char *out, size_t size) {
   return o;
 }
 
-int sbio__dk_archive_fail(dk_sandbox *sb, const dk_http_resp *resp, const char *abs, const char *what,
+int sbio__dk_archive_fail(dk_sandbox *sb, const sbio_sdk_http_response *resp, const char *abs, const char *what,
                           sbio_bk_error *err) {
   if (sbio__dk_no_such_container(resp))
-    return sbio_bk_error_set(err, SBIO_E_GONE, "create a new sandbox", "docker: sandbox %s no longer exists",
-                             sb->short_id);
-  if (resp->status == 404)
-    return sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, NULL, "docker: %s: no such file or directory: %.400s", what,
-                             abs);
-  if (resp->status == 0 || resp->curl != CURLE_OK)
-    return sbio__dk_fail(sb->inst, resp, SBIO_E_FS, SBIO_E_FS, what, err);
+    return sbio_sdk_error(err, SBIO_E_GONE, "create a new sandbox", "docker: sandbox %s no longer exists",
+                          sb->short_id);
+  if (!sbio__dk_no_answer(resp) && resp->status == 404)
+    return sbio_sdk_error(err, SBIO_E_PATH_NOT_FOUND, NULL, "docker: %s: no such file or directory: %.400s", what, abs);
   return sbio__dk_fail(sb->inst, resp, SBIO_E_FS, SBIO_E_FS, what, err);
 }
 
@@ -63,27 +60,27 @@ int sbio__dk_stat(dk_sandbox *sb, const char *abs, const sbio_bk_call *call, dk_
   memset(st, 0, sizeof *st);
   char path[DK_PATH_MAX * 3 + 200];
   if (sbio__dk_archive_url(sb->id, abs, NULL, path, sizeof path) != 0)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
-  dk_http_req req = {.method = "HEAD", .path = path, .versioned = 1, .deadline = call->deadline_ns, .cancel = call};
-  dk_http_resp resp;
-  int rc = sbio__dk_http(sb->inst, &req, &resp);
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
+  sbio_sdk_http_response resp;
+  int rc = sbio__dk_send(sb->inst, "HEAD", path, NULL, call, &resp);
   if (rc == 0 && resp.status == 404) {
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     /* HEAD has no body to tell a missing path from a missing container. */
-    int state = sbio__dk_container_exists(sb, call->deadline_ns);
+    int state = sbio__dk_container_exists(sb, call);
     if (state == 0)
-      return sbio_bk_error_set(err, SBIO_E_GONE, "create a new sandbox", "docker: sandbox %s no longer exists",
-                               sb->short_id);
+      return sbio_sdk_error(err, SBIO_E_GONE, "create a new sandbox", "docker: sandbox %s no longer exists",
+                            sb->short_id);
     return SBIO_OK;
   }
   if (rc != 0 || resp.status != 200) {
     rc = sbio__dk_archive_fail(sb, &resp, abs, "stat", err);
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     return rc;
   }
-  char json[2048];
-  b64decode(resp.path_stat, json, sizeof json);
-  sbio__dk_http_resp_free(&resp);
+  char stat64[1024] = "", json[2048];
+  sbio_sdk_http_header(&resp, "X-Docker-Container-Path-Stat", stat64, sizeof stat64);
+  b64decode(stat64, json, sizeof json);
+  sbio_sdk_http_response_free(&resp);
   cJSON *root = cJSON_Parse(json);
   const cJSON *mode = root ? cJSON_GetObjectItemCaseSensitive(root, "mode") : NULL;
   const cJSON *size = root ? cJSON_GetObjectItemCaseSensitive(root, "size") : NULL;
@@ -103,12 +100,12 @@ int sbio__dk_stat(dk_sandbox *sb, const char *abs, const sbio_bk_call *call, dk_
 
 /* ------------------------------------------------------------------ read */
 typedef struct reader {
-  dk_stream *stream;
+  sbio_sdk_http_stream *stream;
 } reader;
 
 static la_ssize_t on_read(struct archive *a, void *user, const void **buf) {
   reader *r = user;
-  long n = sbio__dk_stream_read(r->stream, buf);
+  long n = sbio_sdk_http_stream_read(r->stream, buf);
   if (n < 0) {
     archive_set_error(a, EIO, "the engine's archive stream failed");
     return -1;
@@ -122,13 +119,15 @@ static int read_entry(dk_sandbox *sb, const char *abs, const sbio_bk_call *call,
                       char *link, size_t link_size, sbio_bk_error *err) {
   char path[DK_PATH_MAX * 3 + 200];
   if (sbio__dk_archive_url(sb->id, abs, NULL, path, sizeof path) != 0)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
-  dk_http_req req = {.method = "GET", .path = path, .versioned = 1, .deadline = call->deadline_ns, .cancel = call};
-  dk_http_resp resp;
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
+  char versioned[DK_API_PATH_MAX];
+  sbio_sdk_http_request req = {.method = "GET", .path = sbio__dk_api_path(sb->inst, path, versioned, sizeof versioned)};
+  if (!req.path) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
+  sbio_sdk_http_response resp;
   reader r = {0};
-  if (sbio__dk_stream_open(sb->inst, &req, &r.stream, &resp) != 0 || !r.stream) {
+  if (sbio_sdk_http_stream_open(sb->inst->http, &req, call, &r.stream, &resp) != 0 || !r.stream) {
     int rc = sbio__dk_archive_fail(sb, &resp, abs, "read", err);
-    sbio__dk_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     return rc;
   }
   struct archive *a = archive_read_new();
@@ -136,16 +135,16 @@ static int read_entry(dk_sandbox *sb, const char *abs, const sbio_bk_call *call,
   int rc = SBIO_OK;
   if (!a || archive_read_support_format_tar(a) != ARCHIVE_OK ||
       archive_read_open(a, &r, NULL, on_read, NULL) != ARCHIVE_OK || archive_read_next_header(a, &e) != ARCHIVE_OK) {
-    rc = resp.status ? sbio_bk_error_set(err, SBIO_E_FS, NULL,
-                                         "docker: read %.400s: the engine's archive is not a "
-                                         "readable tar (%s)",
-                                         abs, a ? archive_error_string(a) : "out of memory")
-                     : sbio__dk_archive_fail(sb, &resp, abs, "read", err);
+    rc = resp.outcome == SBIO_SDK_HTTP_ANSWERED ? sbio_sdk_error(err, SBIO_E_FS, NULL,
+                                                                 "docker: read %.400s: the engine's archive is not a "
+                                                                 "readable tar (%s)",
+                                                                 abs, a ? archive_error_string(a) : "out of memory")
+                                                : sbio__dk_archive_fail(sb, &resp, abs, "read", err);
   } else if (archive_entry_filetype(e) == AE_IFLNK) {
     snprintf(link, link_size, "%s", archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
   } else if (archive_entry_filetype(e) != AE_IFREG) {
-    rc = sbio_bk_error_set(err, SBIO_E_FS, "list it instead, or read a file inside it",
-                           "docker: read %.400s: not a regular file", abs);
+    rc = sbio_sdk_error(err, SBIO_E_FS, "list it instead, or read a file inside it",
+                        "docker: read %.400s: not a regular file", abs);
   } else {
     const void *block;
     size_t size;
@@ -155,31 +154,31 @@ static int read_entry(dk_sandbox *sb, const char *abs, const sbio_bk_call *call,
       if (size && sink(user, block, size) != 0) break; /* the caller stopped: its limit, its error */
     }
     if (r2 != ARCHIVE_OK && r2 != ARCHIVE_EOF)
-      rc = resp.timed_out ? sbio_bk_error_set(err, SBIO_E_FS, "raise the timeout", "docker: read %.400s timed out", abs)
-                          : sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: read %.400s failed midway: %s", abs,
-                                              resp.error[0] ? resp.error : archive_error_string(a));
+      rc = resp.outcome == SBIO_SDK_HTTP_TIMEOUT
+               ? sbio_sdk_error(err, SBIO_E_FS, "raise the timeout", "docker: read %.400s timed out", abs)
+               : sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: read %.400s failed midway: %s", abs,
+                                resp.error[0] ? resp.error : archive_error_string(a));
   }
   if (a) archive_read_free(a);
-  sbio__dk_stream_close(r.stream);
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_stream_close(r.stream);
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
 int sbio__dk_op_file_read(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_data_fn sink, void *user,
                           sbio_bk_error *err) {
   dk_sandbox *sb = sandbox;
-  if (!sb || !call || !sink)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker read: missing argument");
+  if (!sb || !call || !sink) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker read: missing argument");
   char abs[DK_PATH_MAX], dir[DK_PATH_MAX], base[DK_PATH_MAX];
   int rc = sbio__dk_path_resolve(path, abs, sizeof abs, err);
-  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(sb->inst, call->deadline_ns, SBIO_E_FS, err);
+  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(sb->inst, call, SBIO_E_FS, err);
   if (rc == SBIO_OK && sbio__dk_files_via_exec(sb)) return sbio__dk_xfile_read(sb, abs, call, sink, user, err);
   for (int hops = 0; rc == SBIO_OK; hops++) {
     char link[DK_PATH_MAX] = "";
     rc = read_entry(sb, abs, call, sink, user, link, sizeof link, err);
     if (rc != SBIO_OK || !link[0]) break;
     if (hops == MAX_LINKS)
-      return sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: read %.400s: too many symbolic links", path);
+      return sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: read %.400s: too many symbolic links", path);
     char next[DK_PATH_MAX * 2 + 2];
     sbio__dk_path_split(abs, dir, sizeof dir, base, sizeof base);
     if (link[0] == '/')
@@ -198,9 +197,9 @@ typedef struct upload {
   size_t part, off;
 } upload;
 
-static size_t on_upload(char *buf, size_t size, size_t n, void *user) {
+static long on_upload(void *user, char *buf, size_t room) {
   upload *u = user;
-  size_t room = size * n, done = 0;
+  size_t done = 0;
   while (done < room && u->part < 3) {
     size_t left = u->lens[u->part] - u->off;
     if (!left) {
@@ -213,53 +212,58 @@ static size_t on_upload(char *buf, size_t size, size_t n, void *user) {
     u->off += k;
     done += k;
   }
-  return done;
+  return (long)done;
+}
+
+static int upload_rewind(void *user) {
+  upload *u = user;
+  u->part = 0;
+  u->off = 0;
+  return 0;
 }
 
 int sbio__dk_op_file_write(void *sandbox, const char *path, const void *data, size_t len, const sbio_bk_call *call,
                            sbio_bk_error *err) {
   dk_sandbox *sb = sandbox;
   if (!sb || !call || (len && !data))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker write: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker write: missing argument");
   char abs[DK_PATH_MAX], dir[DK_PATH_MAX], base[DK_PATH_MAX];
   int rc = sbio__dk_path_resolve(path, abs, sizeof abs, err);
   if (rc != SBIO_OK) return rc;
   sbio__dk_path_split(abs, dir, sizeof dir, base, sizeof base);
-  if (!base[0]) return sbio_bk_error_set(err, SBIO_E_FS, NULL, "docker: cannot write to %s: it is a directory", abs);
-  rc = sbio__dk_engine_ready(sb->inst, call->deadline_ns, SBIO_E_FS, err);
+  if (!base[0]) return sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: cannot write to %s: it is a directory", abs);
+  rc = sbio__dk_engine_ready(sb->inst, call, SBIO_E_FS, err);
   if (rc != SBIO_OK) return rc;
   if (sbio__dk_files_via_exec(sb)) return sbio__dk_xfile_write(sb, abs, data, len, call, err);
   unsigned char *header = NULL;
   size_t header_len = 0;
   static const unsigned char zeros[1536];
   if (sbio__dk_tar_file_header(base, (int64_t)len, &header, &header_len) != 0)
-    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "docker: could not build the tar header for %.400s", abs);
+    return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "docker: could not build the tar header for %.400s", abs);
   upload u = {.parts = {header, data, zeros}, .lens = {header_len, len, sbio__dk_tar_trailer_len((int64_t)len)}};
   char url[DK_PATH_MAX * 3 + 200];
   rc = sbio__dk_archive_url(sb->id, dir, "noOverwriteDirNonDir=true", url, sizeof url);
-  dk_http_req req = {.method = "PUT",
-                     .path = url,
-                     .versioned = 1,
-                     .read_fn = on_upload,
-                     .read_user = &u,
-                     .upload_len = (int64_t)(header_len + len + u.lens[2]),
-                     .content_type = "application/x-tar",
-                     .deadline = call->deadline_ns,
-                     .cancel = call};
-  dk_http_resp resp = {0};
+  sbio_sdk_http_request req = {.method = "PUT",
+                               .path = url,
+                               .content_type = "application/x-tar",
+                               .read = on_upload,
+                               .rewind = upload_rewind,
+                               .read_user = &u,
+                               .read_len = (int64_t)(header_len + len + u.lens[2])};
+  sbio_sdk_http_response resp = {0};
   if (rc != 0)
-    rc = sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
-  else if (sbio__dk_http(sb->inst, &req, &resp) == 0 && resp.status == 200)
+    rc = sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
+  else if (sbio__dk_request(sb->inst, &req, call, &resp) == 0 && resp.status == 200)
     rc = SBIO_OK;
-  else if (resp.status == 404 && !sbio__dk_no_such_container(&resp))
-    rc = sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, "create the directory first (mkdir with parents)",
-                           "docker: write %.400s: the directory %.400s does not exist", abs, dir);
+  else if (!sbio__dk_no_answer(&resp) && resp.status == 404 && !sbio__dk_no_such_container(&resp))
+    rc = sbio_sdk_error(err, SBIO_E_PATH_NOT_FOUND, "create the directory first (mkdir with parents)",
+                        "docker: write %.400s: the directory %.400s does not exist", abs, dir);
   else {
     char what[DK_PATH_MAX + 16];
     snprintf(what, sizeof what, "write %.400s", abs);
     rc = sbio__dk_archive_fail(sb, &resp, abs, what, err);
   }
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   free(header);
   return rc;
 }

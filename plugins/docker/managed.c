@@ -3,9 +3,9 @@
  * ones included (for `sbio reap`). A caller's label filter K=V matches the
  * metadata label io.sandboxio.meta.K=V; a key already under io.sandboxio.
  * (e.g. io.sandboxio.session) is matched as it is. */
+#include "api.h"
 #include "engine.h"
 #include "errmap.h"
-#include "http.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -30,14 +30,12 @@ static char *filters_query(const sbio_bk_kv *labels, size_t n) {
   char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
   cJSON_Delete(root);
   if (!json) return NULL;
-  CURL *h = curl_easy_init();
-  char *esc = h ? curl_easy_escape(h, json, 0) : NULL;
+  char *esc = sbio_sdk_http_escape(json);
   free(json);
   size_t len = esc ? strlen(esc) + 64 : 0;
   char *path = esc ? malloc(len) : NULL;
   if (path) snprintf(path, len, "/containers/json?all=1&filters=%s", esc);
-  curl_free(esc);
-  if (h) curl_easy_cleanup(h);
+  free(esc);
   return path;
 }
 
@@ -77,24 +75,23 @@ int sbio__dk_op_list_managed(void *instance, const sbio_bk_kv *labels, size_t n_
                              sbio_bk_managed_fn entry, void *user, sbio_bk_error *err) {
   dk_instance *inst = instance;
   if (!inst || !call || !entry || (n_labels && !labels))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker list_managed: missing argument");
-  int rc = sbio__dk_engine_ready(inst, call->deadline_ns, SBIO_E_CONNECT, err);
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker list_managed: missing argument");
+  int rc = sbio__dk_engine_ready(inst, call, SBIO_E_CONNECT, err);
   if (rc != SBIO_OK) return rc;
   char *path = filters_query(labels, n_labels);
-  if (!path) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
-  dk_http_req req = {.method = "GET", .path = path, .versioned = 1, .deadline = call->deadline_ns};
-  dk_http_resp resp;
-  if (sbio__dk_http(inst, &req, &resp) != 0 || resp.status != 200) {
+  if (!path) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  sbio_sdk_http_response resp;
+  if (sbio__dk_send(inst, "GET", path, NULL, call, &resp) != 0 || resp.status != 200) {
     rc = sbio__dk_fail(inst, &resp, SBIO_E_CONNECT, SBIO_E_CONNECT, "list managed containers", err);
   } else {
-    cJSON *root = cJSON_Parse(resp.body);
+    cJSON *root = cJSON_ParseWithLength(resp.body, resp.len);
     if (!cJSON_IsArray(root))
-      rc = sbio_bk_error_set(err, SBIO_E_CONNECT, NULL, "docker: the engine's container list is not a JSON array");
+      rc = sbio_sdk_error(err, SBIO_E_CONNECT, NULL, "docker: the engine's container list is not a JSON array");
     for (const cJSON *item = root ? root->child : NULL; rc == SBIO_OK && item; item = item->next)
       report(item, entry, user);
     cJSON_Delete(root);
   }
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   free(path);
   return rc;
 }
@@ -103,17 +100,17 @@ int sbio__dk_op_kill_managed(void *instance, const char *id, const sbio_bk_call 
                              sbio_bk_error *err) {
   dk_instance *inst = instance;
   if (!inst || !call || !killed)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker kill_managed: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker kill_managed: missing argument");
   *killed = 0;
-  int rc = sbio__dk_engine_ready(inst, call->deadline_ns, SBIO_E_CONNECT, err);
+  int rc = sbio__dk_engine_ready(inst, call, SBIO_E_CONNECT, err);
   char full[72];
   sbio_bk_error probe = {.size = sizeof probe};
   /* Only ever remove what carries our label; an id that is gone is done. */
-  if (rc == SBIO_OK) rc = sbio__dk_inspect_managed(inst, id, call->deadline_ns, full, sizeof full, &probe);
+  if (rc == SBIO_OK) rc = sbio__dk_inspect_managed(inst, id, call, full, sizeof full, &probe);
   if (rc != SBIO_OK) {
     if (err && rc != SBIO_OK && probe.code) *err = probe;
     if (strstr(probe.message, "no sandbox")) return SBIO_OK;
     return rc;
   }
-  return sbio__dk_remove_container(inst, full, call->deadline_ns, killed, err);
+  return sbio__dk_remove_container(inst, full, call, killed, err);
 }

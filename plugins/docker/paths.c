@@ -3,14 +3,14 @@
 
 #include "dk.h"
 
-#include <curl/curl.h>
+#include <stdlib.h>
 #include <string.h>
 
 int sbio__dk_path_resolve(const char *in, char *out, size_t size, sbio_bk_error *err) {
-  if (!in || !in[0]) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: the path is empty");
+  if (!in || !in[0]) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: the path is empty");
   size_t n = strlen(in);
   if (n >= DK_PATH_MAX)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is longer than %d bytes", DK_PATH_MAX);
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is longer than %d bytes", DK_PATH_MAX);
   char joined[DK_PATH_MAX + sizeof DK_WORK_DIR + 2];
   if (in[0] == '/')
     snprintf(joined, sizeof joined, "%s", in);
@@ -30,7 +30,7 @@ int sbio__dk_path_resolve(const char *in, char *out, size_t size, sbio_bk_error 
       if (depth) len = starts[--depth];
     } else {
       if (len + 1 + clen + 1 > size)
-        return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
+        return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
       starts[depth++] = len;
       out[len++] = '/';
       memcpy(out + len, p, clen);
@@ -53,12 +53,10 @@ void sbio__dk_path_split(const char *abs, char *dir, size_t dsize, char *base, s
 }
 
 int sbio__dk_archive_url(const char *container, const char *abs, const char *extra_query, char *out, size_t size) {
-  CURL *h = curl_easy_init();
-  char *esc = h ? curl_easy_escape(h, abs, 0) : NULL;
+  char *esc = sbio_sdk_http_escape(abs);
   int n = esc ? snprintf(out, size, "/containers/%s/archive?path=%s%s%s", container, esc, extra_query ? "&" : "",
                          extra_query ? extra_query : "")
               : -1;
-  curl_free(esc);
-  if (h) curl_easy_cleanup(h);
+  free(esc);
   return n < 0 || (size_t)n >= size ? -1 : 0;
 }

@@ -3,11 +3,9 @@
  * instance (open/close/plan). See docs/backends/docker.md. */
 #include "dk.h"
 
+#include "api.h"
 #include "engine.h"
-#include "http.h"
 
-#include <curl/curl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,36 +13,8 @@ int64_t sbio__dk_now(const dk_instance *inst) {
   return inst->host->monotonic_ns(inst->host->host_data);
 }
 
-void sbio__dk_log(const dk_instance *inst, int level, const char *fmt, ...) {
-  if (!inst->host || !inst->host->log) return;
-  char line[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  inst->host->log(inst->host->host_data, level, line);
-}
-
-static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
-static int global_users;
-
-/* libcurl's global state, counted so instances may come and go. */
-static int global_acquire(void) {
-  pthread_mutex_lock(&global_lock);
-  int ok = global_users > 0 || curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
-  if (ok) global_users++;
-  pthread_mutex_unlock(&global_lock);
-  return ok ? 0 : -1;
-}
-
-static void global_release(void) {
-  pthread_mutex_lock(&global_lock);
-  if (global_users > 0 && --global_users == 0) curl_global_cleanup();
-  pthread_mutex_unlock(&global_lock);
-}
-
 static void instance_free(dk_instance *inst) {
-  sbio__dk_pool_free(inst->pool);
+  sbio_sdk_http_free(inst->http);
   sbio__dk_settings_free(&inst->settings);
   free(inst->runtimes_json);
   pthread_mutex_destroy(&inst->lock);
@@ -53,28 +23,25 @@ static void instance_free(dk_instance *inst) {
 
 static int docker_open(const sbio_host_services *host, const char *settings_json, void **instance, sbio_bk_error *err) {
   if (!host || !host->monotonic_ns || !instance)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker open: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker open: missing argument");
   *instance = NULL;
   dk_instance *inst = calloc(1, sizeof *inst);
-  if (!inst) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  if (!inst) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   inst->host = host;
   if (pthread_mutex_init(&inst->lock, NULL) != 0) {
     free(inst);
-    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "docker open: no mutex");
+    return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "docker open: no mutex");
   }
   int rc = sbio__dk_settings_parse(settings_json, &inst->settings, err);
   if (rc == SBIO_OK) rc = sbio__dk_endpoint_resolve(inst->settings.host, &inst->endpoint, err);
-  if (rc == SBIO_OK && sbio__dk_pool_new(&inst->pool) != 0)
-    rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
-  if (rc == SBIO_OK && global_acquire() != 0)
-    rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "docker open: libcurl failed to initialise");
+  if (rc == SBIO_OK) rc = sbio__dk_client_new(inst, err);
   if (rc != SBIO_OK) {
     instance_free(inst);
     return rc;
   }
   if (inst->settings.runtime && !strcmp(inst->settings.runtime, "runsc") &&
       inst->settings.pids_limit < DK_RUNSC_MIN_PIDS)
-    sbio__dk_log(inst, SBIO_BK_LOG_WARN,
+    sbio_sdk_log(host, NULL, SBIO_BK_LOG_WARN,
                  "docker: pids_limit %lld under runsc counts gVisor's own threads (about 80 when idle); below %d the "
                  "sandbox can die on its first fork",
                  (long long)inst->settings.pids_limit, DK_RUNSC_MIN_PIDS);
@@ -82,10 +49,12 @@ static int docker_open(const sbio_host_services *host, const char *settings_json
   return SBIO_OK;
 }
 
+/* No libcurl global cleanup: libcurl's global state belongs to the SDK,
+ * which initialises it once per process (in sbio_sdk_http_new), and nobody
+ * cleans it up, because the core and other backends in the same process
+ * keep using libcurl. */
 static void docker_close(void *instance) {
-  if (!instance) return;
-  instance_free(instance);
-  global_release();
+  if (instance) instance_free(instance);
 }
 
 /* No provisioning and, for a configured runc/runsc, no engine call. */
@@ -93,7 +62,7 @@ static int docker_plan(void *instance, const sbio_bk_create_req *req, char *mech
                        sbio_bk_error *err) {
   dk_instance *inst = instance;
   if (!inst || !req || !mechanism || mechanism_size < 2)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker plan: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker plan: missing argument");
   int rc = sbio__dk_check_request(inst, req, err);
   if (rc != SBIO_OK) return rc;
   const char *rt = inst->settings.runtime;
@@ -103,13 +72,14 @@ static int docker_plan(void *instance, const sbio_bk_create_req *req, char *mech
   }
   /* Unset (the engine's default) or another name: ask the engine what it
    * runs, briefly; plan has no call deadline of its own. */
-  int64_t deadline = sbio__dk_now(inst) + 15LL * 1000000000LL;
+  sbio_bk_call call;
+  sbio__dk_call_after(inst, &call, 15);
   char name[64];
   if (rt)
     snprintf(name, sizeof name, "%s", rt);
-  else if ((rc = sbio__dk_engine_default_runtime(inst, deadline, SBIO_E_CREATE, name, sizeof name, err)) != SBIO_OK)
+  else if ((rc = sbio__dk_engine_default_runtime(inst, &call, SBIO_E_CREATE, name, sizeof name, err)) != SBIO_OK)
     return rc;
-  sbio__dk_engine_mechanism(inst, name, deadline, mechanism, mechanism_size);
+  sbio__dk_engine_mechanism(inst, name, &call, mechanism, mechanism_size);
   return SBIO_OK;
 }
 
@@ -119,9 +89,9 @@ static int docker_probe(void *instance, const sbio_bk_call *call, char *detail, 
                         sbio_bk_error *err) {
   dk_instance *inst = instance;
   if (!inst || !call || !detail || !detail_size)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker probe: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker probe: missing argument");
   char runtime[64];
-  int rc = sbio__dk_engine_default_runtime(inst, call->deadline_ns, SBIO_E_CONNECT, runtime, sizeof runtime, err);
+  int rc = sbio__dk_engine_default_runtime(inst, call, SBIO_E_CONNECT, runtime, sizeof runtime, err);
   if (rc != SBIO_OK) return rc;
   snprintf(detail, detail_size, "engine reachable, API %s, default runtime %s", inst->api, runtime);
   return SBIO_OK;

@@ -13,8 +13,8 @@
 
 /* When `runtime` is "oci", replaces it with the OCIRuntime that Podman's
  * libpod inspect of container `id` names; otherwise (or when that cannot
- * be had by `deadline`: not Podman, or no answer) leaves it as it is,
+ * be had within the call: not Podman, or no answer) leaves it as it is,
  * which the core reports as UNKNOWN. */
-void sbio__dk_podman_runtime(dk_instance *inst, const char *id, int64_t deadline, char *runtime, size_t size);
+void sbio__dk_podman_runtime(dk_instance *inst, const char *id, const sbio_bk_call *call, char *runtime, size_t size);
 
 #endif

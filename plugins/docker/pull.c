@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "pull.h"
 
+#include "api.h"
 #include "errmap.h"
-#include "http.h"
 #include "pull_progress.h"
 
 #include <cjson/cJSON.h>
@@ -15,24 +15,24 @@ int sbio__dk_image_check(const char *image, sbio_bk_error *err) {
   size_t n = image ? strlen(image) : 0;
   if (n == 0 || n > 255 || strspn(image, REF_CHARS) != n || image[0] == '/' || image[0] == ':' || image[0] == '@' ||
       image[0] == '-' || strstr(image, ".."))
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, "name an image like python:3.12-slim or registry:5000/team/img:tag",
-                             "docker: '%.100s' is not a valid image reference", image ? image : "");
+    return sbio_sdk_error(err, SBIO_E_CONFIG, "name an image like python:3.12-slim or registry:5000/team/img:tag",
+                          "docker: '%.100s' is not a valid image reference", image ? image : "");
   return SBIO_OK;
 }
 
-int sbio__dk_image_present(dk_instance *inst, const char *image, int64_t deadline, int *present, sbio_bk_error *err) {
+int sbio__dk_image_present(dk_instance *inst, const char *image, const sbio_bk_call *call, int *present,
+                           sbio_bk_error *err) {
   char path[512];
   snprintf(path, sizeof path, "/images/%s/json", image);
-  dk_http_req req = {.method = "GET", .path = path, .versioned = 1, .deadline = deadline};
-  dk_http_resp resp;
-  int rc = sbio__dk_http(inst, &req, &resp);
+  sbio_sdk_http_response resp;
+  int rc = sbio__dk_send(inst, "GET", path, NULL, call, &resp);
   if (rc == 0 && (resp.status == 200 || resp.status == 404)) {
     *present = resp.status == 200;
     rc = SBIO_OK;
   } else {
     rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "look up the image", err);
   }
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
@@ -97,10 +97,10 @@ static void progress_line(progress *p, const char *line) {
       p->last_log = is_bytes ? now : p->last_log;
       const char *layer = cJSON_IsString(id) && id->valuestring ? id->valuestring : "";
       if (is_bytes)
-        sbio__dk_log(p->inst, SBIO_BK_LOG_INFO, "pull %s: %s%s%s %.0f/%.0f bytes", p->image, layer, layer[0] ? " " : "",
-                     status->valuestring, cur->valuedouble, tot->valuedouble);
+        sbio_sdk_log(p->inst->host, NULL, SBIO_BK_LOG_INFO, "pull %s: %s%s%s %.0f/%.0f bytes", p->image, layer,
+                     layer[0] ? " " : "", status->valuestring, cur->valuedouble, tot->valuedouble);
       else
-        sbio__dk_log(p->inst, SBIO_BK_LOG_INFO, "pull %s: %s%s%s", p->image, layer, layer[0] ? " " : "",
+        sbio_sdk_log(p->inst->host, NULL, SBIO_BK_LOG_INFO, "pull %s: %s%s%s", p->image, layer, layer[0] ? " " : "",
                      status->valuestring);
     }
   }
@@ -127,48 +127,40 @@ static int on_progress(void *user, const char *data, size_t len) {
   return 0;
 }
 
-int sbio__dk_image_pull(dk_instance *inst, const char *image, int64_t deadline, const sbio_bk_call *cancel,
-                        sbio_bk_error *err) {
+int sbio__dk_image_pull(dk_instance *inst, const char *image, const sbio_bk_call *call, sbio_bk_error *err) {
   char repo[300], tag[300], path[1024];
   split_ref(image, repo, sizeof repo, tag, sizeof tag);
-  CURL *esc = curl_easy_init();
-  char *r = esc ? curl_easy_escape(esc, repo, 0) : NULL;
-  char *t = esc ? curl_easy_escape(esc, tag, 0) : NULL;
+  char *r = sbio_sdk_http_escape(repo);
+  char *t = sbio_sdk_http_escape(tag);
   if (r && t) snprintf(path, sizeof path, "/images/create?fromImage=%s&tag=%s", r, t);
-  curl_free(r);
-  curl_free(t);
-  if (esc) curl_easy_cleanup(esc);
-  if (!r || !t) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  free(r);
+  free(t);
+  if (!r || !t) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   progress *p = calloc(1, sizeof *p);
-  if (!p) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  if (!p) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   p->inst = inst;
   p->image = image;
   snprintf(p->what, sizeof p->what, "pull %.280s", image);
   sbio__dk_pull_progress_init(&p->bytes, to_host, p);
-  sbio__dk_log(inst, SBIO_BK_LOG_INFO, "pull %s: pulling from its registry", image);
-  dk_http_req req = {.method = "POST",
-                     .path = path,
-                     .versioned = 1,
-                     .sink = on_progress,
-                     .sink_user = p,
-                     .deadline = deadline,
-                     .cancel = cancel};
-  dk_http_resp resp;
-  int rc = sbio__dk_http(inst, &req, &resp);
+  sbio_sdk_log(inst->host, NULL, SBIO_BK_LOG_INFO, "pull %s: pulling from its registry", image);
+  sbio_sdk_http_request req = {
+      .method = "POST", .path = path, .body = "", .body_len = 0, .sink = on_progress, .sink_user = p};
+  sbio_sdk_http_response resp;
+  int rc = sbio__dk_request(inst, &req, call, &resp);
   char what[400];
   snprintf(what, sizeof what, "pull image %.300s", image);
   if (rc != 0 || resp.status != 200) {
     rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, what, err);
   } else if (p->error[0]) {
     /* Failures after the 200 arrive as an error line in the stream. */
-    rc = sbio_bk_error_set(err, SBIO_E_CREATE, "check the image name and that the registry is reachable",
-                           "docker: %s failed: %s", what, p->error);
+    rc = sbio_sdk_error(err, SBIO_E_CREATE, "check the image name and that the registry is reachable",
+                        "docker: %s failed: %s", what, p->error);
   } else {
-    sbio__dk_log(inst, SBIO_BK_LOG_INFO, "pull %s: done", image);
+    sbio_sdk_log(inst->host, NULL, SBIO_BK_LOG_INFO, "pull %s: done", image);
     sbio__dk_pull_progress_finish(&p->bytes);
     rc = SBIO_OK;
   }
-  sbio__dk_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   free(p);
   return rc;
 }

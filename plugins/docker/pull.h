@@ -11,9 +11,9 @@
 /* SBIO_E_CONFIG unless `image` is a plausible image reference. */
 int sbio__dk_image_check(const char *image, sbio_bk_error *err);
 /* *present = 1 when the engine has the image. */
-int sbio__dk_image_present(dk_instance *inst, const char *image, int64_t deadline, int *present, sbio_bk_error *err);
+int sbio__dk_image_present(dk_instance *inst, const char *image, const sbio_bk_call *call, int *present,
+                           sbio_bk_error *err);
 /* Pulls it; an error line in the progress stream fails the pull. */
-int sbio__dk_image_pull(dk_instance *inst, const char *image, int64_t deadline, const sbio_bk_call *cancel,
-                        sbio_bk_error *err);
+int sbio__dk_image_pull(dk_instance *inst, const char *image, const sbio_bk_call *call, sbio_bk_error *err);
 
 #endif
