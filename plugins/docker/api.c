@@ -67,7 +67,3 @@ int sbio__dk_upgrade(dk_instance *inst, const char *path, const char *json, cons
   }
   return sbio_sdk_http_upgrade(inst->http, &req, "tcp", call, conn, resp);
 }
-
-void sbio__dk_call_after(const dk_instance *inst, sbio_bk_call *call, double seconds) {
-  sbio_sdk_call_init(call, inst->host, seconds);
-}

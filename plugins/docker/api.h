@@ -36,8 +36,4 @@ int sbio__dk_request(dk_instance *inst, const sbio_sdk_http_request *req, const 
 int sbio__dk_upgrade(dk_instance *inst, const char *path, const char *json, const sbio_bk_call *call,
                      sbio_sdk_http_conn **conn, sbio_sdk_http_response *resp);
 
-/* A call with a deadline of its own: `seconds` from now, never cancelled
- * (work after an operation's deadline, e.g. killing what it left). */
-void sbio__dk_call_after(const dk_instance *inst, sbio_bk_call *call, double seconds);
-
 #endif

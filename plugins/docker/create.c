@@ -276,7 +276,7 @@ int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio
     sbio_bk_error ignored = {.size = sizeof ignored};
     /* Its own time: the create's may be spent, and this must happen. */
     sbio_bk_call cleanup;
-    sbio__dk_call_after(inst, &cleanup, CLEANUP_S);
+    sbio_sdk_call_cleanup(&cleanup, call, CLEANUP_S);
     if (sbio__dk_remove_container(inst, id, &cleanup, &removed, &ignored) != SBIO_OK && err) {
       size_t n = strlen(err->message);
       snprintf(err->message + n, sizeof err->message - n, "; removing container %.12s also failed: %s", id,

@@ -255,7 +255,7 @@ static int gone_error(exec_run *r, sbio_bk_error *err) {
 static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
   sbio_bk_call after;
-  sbio__dk_call_after(inst, &after, AFTER_S);
+  sbio_sdk_call_cleanup(&after, r->call, AFTER_S);
   for (int i = 0;; i++) {
     dk_exec_state st;
     sbio_sdk_http_response resp;
@@ -300,7 +300,7 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
 static int lost(exec_run *r, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
   sbio_bk_call budget;
-  sbio__dk_call_after(inst, &budget, PROBE_BUDGET_S);
+  sbio_sdk_call_cleanup(&budget, r->call, PROBE_BUDGET_S);
   int state = sbio__dk_container_running(inst, r->sb->id, &budget, NULL);
   if (state == 0) return gone_error(r, err);
   dk_exec_state st;
@@ -328,7 +328,7 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
       rc = SBIO_OK;
     } else if (resp.outcome == SBIO_SDK_HTTP_TIMEOUT) {
       char how[256] = "";
-      sbio__dk_exec_kill(r->sb, r->exec_id, token, how, sizeof how);
+      sbio__dk_exec_kill(r->sb, r->exec_id, token, r->call, how, sizeof how);
       rc = sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout",
                           "docker: the exec did not start before its deadline (%s)", how);
     } else if (sbio__dk_container_gone(&resp)) {
@@ -363,7 +363,7 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
   }
   *exit_code = 137;
   char how[256] = "";
-  sbio__dk_exec_kill(r->sb, r->exec_id, token, how, sizeof how);
+  sbio__dk_exec_kill(r->sb, r->exec_id, token, r->call, how, sizeof how);
   double span = (double)(r->call->deadline_ns - start) / 1e9;
   return sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout if the command needs longer",
                         "docker: command exceeded its %.3g s deadline and was killed (%s)", span, how);

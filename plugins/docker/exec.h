@@ -28,7 +28,10 @@ int sbio__dk_exec_inspect(dk_instance *inst, const char *exec_id, const sbio_bk_
 int sbio__dk_container_running(dk_instance *inst, const char *container, const sbio_bk_call *call, int *exit_code);
 
 /* After a deadline: kills every process of the exec and checks that none is
- * left. 0 when it is gone; `how` says what was done (for the message). */
-int sbio__dk_exec_kill(dk_sandbox *sb, const char *exec_id, const char *token, char *how, size_t how_size);
+ * left, with budgets of its own (exec_call's deadline has passed; only its
+ * host is used). 0 when it is gone; `how` says what was done (for the
+ * message). */
+int sbio__dk_exec_kill(dk_sandbox *sb, const char *exec_id, const char *token, const sbio_bk_call *exec_call, char *how,
+                       size_t how_size);
 
 #endif

@@ -90,17 +90,18 @@ static int restart(dk_sandbox *sb, const sbio_bk_call *call) {
   return rc;
 }
 
-int sbio__dk_exec_kill(dk_sandbox *sb, const char *exec_id, const char *token, char *how, size_t how_size) {
+int sbio__dk_exec_kill(dk_sandbox *sb, const char *exec_id, const char *token, const sbio_bk_call *exec_call, char *how,
+                       size_t how_size) {
   dk_instance *inst = sb->inst;
   /* The exec's deadline has passed: this has a budget of its own. */
   sbio_bk_call budget, until;
-  sbio__dk_call_after(inst, &budget, KILL_BUDGET_S);
-  sbio__dk_call_after(inst, &until, GONE_WAIT_S);
+  sbio_sdk_call_cleanup(&budget, exec_call, KILL_BUDGET_S);
+  sbio_sdk_call_cleanup(&until, exec_call, GONE_WAIT_S);
   if (token && token[0] && run_killer(sb, token, &budget) == 0 && wait_not_running(inst, exec_id, &until) == 1) {
     snprintf(how, how_size, "SIGKILL to every process of the exec");
     return 0;
   }
-  sbio__dk_call_after(inst, &until, GONE_WAIT_S);
+  sbio_sdk_call_cleanup(&until, exec_call, GONE_WAIT_S);
   if (restart(sb, &budget) == 0 && wait_not_running(inst, exec_id, &until) == 1) {
     snprintf(how, how_size, "the container was restarted to stop it; files are kept, other processes ended");
     return 0;

@@ -73,7 +73,7 @@ static int docker_plan(void *instance, const sbio_bk_create_req *req, char *mech
   /* Unset (the engine's default) or another name: ask the engine what it
    * runs, briefly; plan has no call deadline of its own. */
   sbio_bk_call call;
-  sbio__dk_call_after(inst, &call, 15);
+  sbio_sdk_call_init(&call, inst->host, 15);
   char name[64];
   if (rt)
     snprintf(name, sizeof name, "%s", rt);
