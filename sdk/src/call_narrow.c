@@ -13,6 +13,12 @@ static int parent_cancelled(const sbio_bk_call *call) {
   return parent && parent->cancelled && parent->cancelled(parent);
 }
 
+/* "This exec was cancelled" (ABI 1.3) passes through as well. */
+static int parent_exec_cancelled(const sbio_bk_call *call) {
+  const sbio_sdk_subcall *sub = (const sbio_sdk_subcall *)call;
+  return sub->parent && sbio_bk_exec_cancelled(sub->parent);
+}
+
 void sbio_sdk_call_narrow(sbio_sdk_subcall *sub, const sbio_bk_call *parent, double seconds) {
   memset(sub, 0, sizeof *sub);
   sub->parent = parent;
@@ -20,6 +26,7 @@ void sbio_sdk_call_narrow(sbio_sdk_subcall *sub, const sbio_bk_call *parent, dou
   sub->call.host = parent ? parent->host : NULL;
   sub->call.host_call_data = parent ? parent->host_call_data : NULL;
   sub->call.cancelled = parent_cancelled;
+  sub->call.exec_cancelled = parent_exec_cancelled;
   int64_t now = sbio__sdk_now_ns(parent);
   double span = seconds > 0 ? seconds * 1e9 : 0;
   int64_t until = span >= 9e18 - (double)now ? INT64_MAX : now + (int64_t)span;

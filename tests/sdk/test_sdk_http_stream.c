@@ -390,12 +390,17 @@ static void missing_unix_socket_is_named_with_its_error(void **state) {
 }
 
 /* --------------------------------------------------------------- subcall */
-static int parent_says;
+static int parent_says, parent_exec_says;
 static const sbio_bk_call *parent_seen;
 
 static int parent_cancelled(const sbio_bk_call *call) {
   parent_seen = call;
   return parent_says;
+}
+
+static int parent_exec_cancelled(const sbio_bk_call *call) {
+  parent_seen = call;
+  return parent_exec_says;
 }
 
 static void narrow_call_keeps_the_earlier_deadline_and_the_cancellation(void **state) {
@@ -412,7 +417,13 @@ static void narrow_call_keeps_the_earlier_deadline_and_the_cancellation(void **s
   assert_int_equal(sub.call.cancelled(&sub.call), 0);
   parent_says = 1;
   assert_int_equal(sub.call.cancelled(&sub.call), 1);
-  assert_ptr_equal(parent_seen, &parent); /* asked with the parent's own identity */
+  assert_ptr_equal(parent_seen, &parent);                 /* asked with the parent's own identity */
+  assert_int_equal(sbio_bk_exec_cancelled(&sub.call), 0); /* a parent without exec_cancelled */
+  parent.exec_cancelled = parent_exec_cancelled;
+  parent_exec_says = 1;
+  parent_seen = NULL;
+  assert_int_equal(sbio_bk_exec_cancelled(&sub.call), 1);
+  assert_ptr_equal(parent_seen, &parent);
   sbio_sdk_call_narrow(&sub, &parent, 1000);
   assert_true(sub.call.deadline_ns == parent.deadline_ns);
 }

@@ -269,7 +269,8 @@ void sbio_sdk_call_init(sbio_bk_call *call, const sbio_host_services *host, doub
 
 /* A call for one step of an operation that must take at most `seconds`
  * (a probe, a status check): its deadline is the earlier of the parent's
- * and `seconds` from now, and it is cancelled when the parent is. Use
+ * and `seconds` from now, and it is cancelled (and exec-cancelled, ABI
+ * 1.3) when the parent is. Use
  * &sub->call while `parent` and `sub` are alive. */
 typedef struct sbio_sdk_subcall {
   sbio_bk_call call;
