@@ -12,6 +12,7 @@ packages=(
   openssl curl                     # TLS engine tests: certificates made at test time
   podman catatonit runc            # the docker backend is also tested against Podman
   dpkg-dev file groff-base         # packaging tests: cpack's .deb generator, man page checks
+  faketime                         # the suite under a clock set past the sources' freshness window
 )
 missing=()
 for p in "${packages[@]}"; do

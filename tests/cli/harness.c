@@ -2,6 +2,8 @@
 /* CLI test harness; see harness.h. */
 #include "harness.h"
 
+#include "../support/freshness.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -93,11 +95,16 @@ char *h_read(const char *path) {
   return buf;
 }
 
+extern char **environ;
+
 /* The environment sbio sees: nothing from the caller except what the
- * sanitizers and the dynamic loader need. */
+ * sanitizers and the dynamic loader need, and a fake clock (libfaketime's
+ * LD_PRELOAD and FAKETIME* variables): the suite is run with the clock set
+ * past the sources' freshness window, and sbio must see that clock too. */
 static char **build_env(const h_opts *opts) {
-  static const char *const passthrough[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "LD_LIBRARY_PATH", NULL};
-  size_t n = 0, cap = 32;
+  static const char *const passthrough[] = {"ASAN_OPTIONS",    "UBSAN_OPTIONS", "LSAN_OPTIONS",
+                                            "LD_LIBRARY_PATH", "LD_PRELOAD",    NULL};
+  size_t n = 0, cap = 48;
   char **env = calloc(cap, sizeof *env);
   assert_non_null(env);
   char buf[4200];
@@ -112,6 +119,11 @@ static char **build_env(const h_opts *opts) {
     if (!v) continue;
     snprintf(buf, sizeof buf, "%s=%s", passthrough[i], v);
     env[n++] = strdup(buf);
+  }
+  for (char **e = environ; *e; e++) {
+    if (strncmp(*e, "FAKETIME", 8) != 0) continue;
+    assert_true(n + 2 < cap);
+    env[n++] = strdup(*e);
   }
   for (size_t i = 0; opts && opts->env && opts->env[i]; i++) {
     assert_true(n + 2 < cap);
@@ -206,6 +218,26 @@ static void append(char **buf, size_t *len, size_t *cap, const char *data, size_
   (*buf)[*len] = '\0';
 }
 
+/* Removes the freshness warnings from r->err, line by line. */
+static void set_aside_stale_lines(h_result *r) {
+  size_t kept = 0;
+  for (size_t at = 0; at < r->err_len;) {
+    const char *nl = memchr(r->err + at, '\n', r->err_len - at);
+    size_t len = nl ? (size_t)(nl - (r->err + at)) + 1 : r->err_len - at;
+    char line[4096];
+    snprintf(line, sizeof line, "%.*s", (int)len, r->err + at);
+    if (sbio_test_is_freshness_warning(line)) {
+      r->stale_lines++;
+    } else {
+      memmove(r->err + kept, r->err + at, len);
+      kept += len;
+    }
+    at += len;
+  }
+  r->err_len = kept;
+  r->err[kept] = '\0';
+}
+
 void h_finish(h_proc *p, h_result *r) {
   size_t out_cap = 0, err_cap = 0;
   memset(r, 0, sizeof *r);
@@ -242,6 +274,7 @@ void h_finish(h_proc *p, h_result *r) {
   int status = 0;
   while (waitpid(p->pid, &status, 0) < 0) assert_int_equal(errno, EINTR);
   r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  set_aside_stale_lines(r);
 }
 
 void h_run(h_result *r, const h_opts *opts, const char *const *argv) {

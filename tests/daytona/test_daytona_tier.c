@@ -5,6 +5,7 @@
  * warns once per process when used without one, and an operator pin cannot
  * raise it. The warn-once test runs first: it must see this process's
  * first create on the backend. */
+#include "../support/freshness.h"
 #include "dt_support.h"
 
 #include <stdio.h>
@@ -13,10 +14,13 @@
 
 #define WARNING "backend daytona has no verified isolation tier"
 
-/* Log lines at level WARN (the callback's lines start with the level). */
+/* Log lines at level WARN (the callback's lines start with the level),
+ * but for the other backends' sources getting old (not this test's
+ * subject, and a matter of the date the suite runs). */
 static size_t warnings(const dt_lines *l) {
   size_t n = 0;
-  for (size_t i = 0; i < l->n; i++) n += strncmp(l->items[i], "30 ", 3) == 0;
+  for (size_t i = 0; i < l->n; i++)
+    n += strncmp(l->items[i], "30 ", 3) == 0 && !sbio_test_is_freshness_warning(l->items[i]);
   return n;
 }
 

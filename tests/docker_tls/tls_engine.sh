@@ -42,22 +42,37 @@ dockercli() { docker -H "unix://$sock" "$@"; }
 
 # CA, server cert for IP:127.0.0.1, client cert; a second CA for the
 # wrong-CA case. Short-lived, 2048-bit RSA: fast and accepted everywhere.
+#
+# Valid for both clocks when the suite runs under a fake one (libfaketime,
+# to prove no test depends on the date): dockerd is a Go program, which
+# reads the real clock whatever LD_PRELOAD says, while sbio and openssl see
+# the fake one. So the certificates are made at the earlier of the two
+# clocks and last until two days past the later one.
 make_certs() {
   local c=$dir/certs
   rm -rf "$c"
   mkdir -p "$c/good" "$c/wrongca" "$c/nocert" "$c/server" "$c/work"
   local w=$c/work
+  local real fake days=2
+  real=$(env -u LD_PRELOAD date +%s)
+  fake=$(date +%s)
+  if [ "$fake" -gt "$real" ]; then
+    days=$(((fake - real) / 86400 + 2))
+    openssl() { env -u LD_PRELOAD openssl "$@"; }
+  elif [ "$real" -gt "$fake" ]; then
+    days=$(((real - fake) / 86400 + 2))
+  fi
   (
     set -e
     cd "$w"
-    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=sbio-test-ca -keyout ca.key -out ca.pem
-    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=sbio-other-ca -keyout other.key -out other.pem
+    openssl req -x509 -newkey rsa:2048 -nodes -days "$days" -subj /CN=sbio-test-ca -keyout ca.key -out ca.pem
+    openssl req -x509 -newkey rsa:2048 -nodes -days "$days" -subj /CN=sbio-other-ca -keyout other.key -out other.pem
     openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr
     printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >server.ext
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext -out server.pem
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days "$days" -extfile server.ext -out server.pem
     openssl req -newkey rsa:2048 -nodes -subj /CN=sbio-client -keyout client.key -out client.csr
     printf 'extendedKeyUsage=clientAuth\n' >client.ext
-    openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile client.ext -out client.pem
+    openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days "$days" -extfile client.ext -out client.pem
   ) >"$w/openssl.log" 2>&1 || { cat "$w/openssl.log" >&2; no_engine "openssl could not make the test certificates"; }
   cp "$w/ca.pem" "$c/server/ca.pem"
   cp "$w/server.pem" "$c/server/cert.pem"

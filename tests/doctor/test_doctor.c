@@ -250,7 +250,11 @@ static void test_stale_source_warns(void **state) {
   h_result r;
   doctor(&r, cfg, NULL, ARGS("--probe"));
   H_ASSERT_STATUS(&r, 0);
-  assert_true(h_contains(r.out, r.out_len, "\nwarnings:\n  oldie: mechanism runc: "));
+  /* Among the warnings (other backends' sources may be getting old too,
+   * depending on the day the suite runs). */
+  const char *warnings = strstr(r.out, "\nwarnings:\n");
+  assert_non_null(warnings);
+  assert_non_null(strstr(warnings, "\n  oldie: mechanism runc: "));
   assert_true(h_contains(r.out, r.out_len, "re-verify the claim against the provider's documentation"));
   assert_true(h_contains(r.out, r.out_len, "2020-01-01 (stale)"));
   assert_true(h_contains(r.out, r.out_len, "not checked: the backend has no probe operation"));

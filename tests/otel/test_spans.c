@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../support/freshness.h"
 #include "collector.h"
 #include "otlp_check.h"
 
@@ -51,7 +52,7 @@ static char logged[16384];
 
 static void capture_log(sbio_log_level level, const char *message, void *user) {
   (void)user;
-  if (level < SBIO_LOG_WARN) return;
+  if (level < SBIO_LOG_WARN || sbio_test_is_freshness_warning(message)) return;
   pthread_mutex_lock(&log_lock);
   size_t used = strlen(logged);
   snprintf(logged + used, sizeof logged - used, "%s\n", message);

@@ -77,7 +77,7 @@ mkdir -p "$root"/var/lib/dpkg/{info,updates,triggers,alternatives} "$root"/var/l
 touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
 # Host libraries at their host paths, for the shell and (in a chroot) sbio.
 copy_closure() {
-  for f in "$@"; do ldd "$f" 2>/dev/null; done | awk '/=> \//{print $3} /^[[:space:]]+\/[^ ]+ \(/{print $1}' | sort -u |
+  for f in "$@"; do env -u LD_PRELOAD ldd "$f" 2>/dev/null; done | awk '/=> \//{print $3} /^[[:space:]]+\/[^ ]+ \(/{print $1}' | sort -u |
     while read -r lib; do
       case $lib in "$work"/*) ;; *) cp -L --parents "$lib" "$root" ;; esac
     done
@@ -86,6 +86,11 @@ cp -L --parents /bin/sh "$root"
 cp -L --parents "$(command -v ldconfig)" "$root"
 copy_closure /bin/sh "$work/build/bin/sbio" "$work/build/lib/libsandboxio.so.0" \
   "$work/build/lib/sandboxio/backends/sbio-backend-fake.so"
+
+# The maintainer scripts run chrooted into the root, which holds no preload
+# library of the host's (such as libfaketime when the suite runs under a
+# fake clock).
+dpkg() { env -u LD_PRELOAD dpkg "$@"; }
 
 step "install libsandboxio0, sandboxio and sandboxio-backend-fake into the root"
 # --force-depends: the root has none of the system packages (libc6, libcurl4...) installed.
