@@ -1,22 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* The control plane (https://api.<domain>): create, get, kill, list,
- * connect and set the timeout of sandboxes, as in E2B's openapi.yml. The
- * API key is read from the environment at each call and goes only into the
- * X-API-Key header. */
+ * connect and set the timeout of sandboxes, as in E2B's openapi.yml, over
+ * the SDK's client (inst->api). The API key is read from the environment
+ * at each call (a rotated key is picked up), registered for redaction, and
+ * goes only into the X-API-Key header. */
 #ifndef SBIO_E2B_API_H
 #define SBIO_E2B_API_H
 
-#include "http.h"
+#include "e2b.h"
 
 #include <cjson/cJSON.h>
 
-/* The API key from the variable settings.api_key_env; SBIO_E_AUTH naming
- * the variable when it is unset or empty. The pointer is the
- * environment's: never copy it into a message. */
-int sbio__e2b_api_key(const e2b_instance *inst, const char **key, sbio_bk_error *err);
-
-/* POST /sandboxes. Never retried once sent. 201 -> *sandbox (the Sandbox
- * JSON, caller deletes). */
+/* POST /sandboxes. Retried only when E2B refused it with 429 (after its
+ * Retry-After, within the deadline: nothing was created) or it provably
+ * never left; never once it may have created something. 201 -> *sandbox
+ * (the Sandbox JSON, caller deletes). */
 int sbio__e2b_api_create(e2b_instance *inst, const sbio_bk_call *call, const char *body, cJSON **sandbox,
                          sbio_bk_error *err);
 /* GET /sandboxes/{id}. *found = 0 (and SBIO_OK) on 404. */

@@ -3,8 +3,6 @@
  * anything exists (plan), and the NewSandbox body of POST /sandboxes. */
 #include "createreq.h"
 
-#include "url.h"
-
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
@@ -57,26 +55,26 @@ int sbio__e2b_check_request(const e2b_instance *inst, const sbio_bk_create_req *
     char hint[256];
     snprintf(hint, sizeof hint,
              "drop the %s setting, or build an E2B template with the resources you need and use e2b://<template>", cap);
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, hint,
-                             "e2b: resources come from the template: the template '%.100s' owns the CPU, memory and "
-                             "disk caps, so an explicit %s cannot be applied",
-                             tmpl, cap);
+    return sbio_sdk_error(err, SBIO_E_CONFIG, hint,
+                          "e2b: resources come from the template: the template '%.100s' owns the CPU, memory and "
+                          "disk caps, so an explicit %s cannot be applied",
+                          tmpl, cap);
   }
   if (req->gpu && req->gpu[0])
-    return sbio_bk_error_set(err, SBIO_E_CAPABILITY, "use a backend that offers GPUs", "e2b: no GPU sandboxes");
+    return sbio_sdk_error(err, SBIO_E_CAPABILITY, "use a backend that offers GPUs", "e2b: no GPU sandboxes");
   for (size_t i = 0; i < req->n_allow; i++)
     if (!req->allow[i] || !allow_entry_ok(req->allow[i]))
-      return sbio_bk_error_set(err, SBIO_E_CONFIG, "give host names (example.com, *.example.com), IPs or CIDRs",
-                               "e2b: allow-list entry %zu ('%.100s') is not a host name, an IP address or a CIDR "
-                               "block",
-                               i, req->allow[i] ? req->allow[i] : "(null)");
+      return sbio_sdk_error(err, SBIO_E_CONFIG, "give host names (example.com, *.example.com), IPs or CIDRs",
+                            "e2b: allow-list entry %zu ('%.100s') is not a host name, an IP address or a CIDR "
+                            "block",
+                            i, req->allow[i] ? req->allow[i] : "(null)");
   for (size_t i = 0; i < req->n_labels; i++)
     if (req->labels[i].key &&
         (strcmp(req->labels[i].key, LABEL_MANAGED) == 0 || strcmp(req->labels[i].key, LABEL_SESSION) == 0))
-      return sbio_bk_error_set(err, SBIO_E_CONFIG, "choose another label name",
-                               "e2b: the label '%s' is reserved for sandboxio's own bookkeeping", req->labels[i].key);
+      return sbio_sdk_error(err, SBIO_E_CONFIG, "choose another label name",
+                            "e2b: the label '%s' is reserved for sandboxio's own bookkeeping", req->labels[i].key);
   if (!isfinite(req->timeout_s) || req->timeout_s <= 0)
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, NULL, "e2b: the sandbox timeout must be a positive number");
+    return sbio_sdk_error(err, SBIO_E_CONFIG, NULL, "e2b: the sandbox timeout must be a positive number");
   return SBIO_OK;
 }
 
@@ -140,7 +138,7 @@ char *sbio__e2b_metadata_query(const sbio_bk_kv *labels, size_t n_labels) {
   snprintf(out, cap, "%s=true", LABEL_MANAGED);
   for (size_t i = 0; i < n_labels; i++) {
     if (!labels[i].key || !labels[i].value) continue;
-    char *k = sbio__e2b_escape(labels[i].key, 0), *v = sbio__e2b_escape(labels[i].value, 0);
+    char *k = sbio_sdk_http_escape(labels[i].key), *v = sbio_sdk_http_escape(labels[i].value);
     if (!k || !v) {
       free(k);
       free(v);

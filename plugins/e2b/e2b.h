@@ -11,22 +11,23 @@
 #include "settings.h"
 
 #include <sandboxio/backend.h>
+#include <sandboxio/sdk.h>
 #include <stdatomic.h>
 
 #define E2B_MECHANISM "firecracker"
 #define E2B_ENVD_PORT "49983"
 #define E2B_USER_AGENT "sandboxio-e2b/0.1.0"
 
-typedef struct e2b_http e2b_http;
-
-/* One per open: settings, host services and the connection cache. Shared
- * by every sandbox handle; reference-counted so a handle released after
- * close still finds it. */
+/* One per open: settings, host services, the secrets every message is
+ * cleaned of, and the SDK client of the control plane. Shared by every
+ * sandbox handle; reference-counted so a handle released after close still
+ * finds it. */
 typedef struct e2b_instance {
   atomic_int refs;
-  sbio_host_services host; /* a copy; host.size says how much is valid */
-  e2b_settings settings;   /* read-only after open */
-  e2b_http *http;          /* libcurl share: connections, DNS, TLS sessions */
+  sbio_host_services host;   /* a copy; host.size says how much is valid */
+  e2b_settings settings;     /* read-only after open */
+  sbio_sdk_secrets *secrets; /* the API key (as read) and envd access tokens */
+  sbio_sdk_http *api;        /* https://api.<domain>: create, get, kill, list */
 } e2b_instance;
 
 /* A sandbox handle. Fields are fixed after create/connect except `killed`,
@@ -35,18 +36,15 @@ typedef struct e2b_sandbox {
   e2b_instance *inst;
   char id[128];
   char envd_version[32];
-  char *envd_url;   /* base URL of envd, no trailing slash */
-  char *envd_token; /* X-Access-Token; a secret: never in a message */
+  sbio_sdk_http *envd; /* envd through E2B's proxy: routing headers and the access token on every request */
   atomic_int killed;
 } e2b_sandbox;
 
 void sbio__e2b_instance_ref(e2b_instance *inst);
 void sbio__e2b_instance_unref(e2b_instance *inst);
-void sbio__e2b_log(const e2b_instance *inst, int level, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* The SDK client options every E2B endpoint shares (timeouts, retries,
+ * secrets, host); the caller sets base_url, headers and retry_statuses. */
+sbio_sdk_http_options sbio__e2b_client_options(const e2b_instance *inst);
 
 /* A call context is usable when it has a deadline source. */
 int sbio__e2b_call_ok(const sbio_bk_call *call);

@@ -89,7 +89,7 @@ const char *sbio__e2b_env_status_text(e2b_env_status status) {
   case E2B_ENV_AFTER_END:
     return "data followed the end-of-stream envelope";
   case E2B_ENV_NO_MEMORY:
-    return "out of memory";
+    return "e2b: out of memory";
   case E2B_ENV_BAD_FLAGS:
     return "an envelope carried undefined flag bits";
   case E2B_ENV_STOPPED:

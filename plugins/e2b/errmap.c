@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* What E2B answered, in the catalogue's terms (errmap.h). */
 #include "errmap.h"
 
 #include <cjson/cJSON.h>
@@ -17,7 +18,7 @@ static void clean_copy(char *buf, size_t size, const char *text, size_t len) {
   buf[j] = '\0';
 }
 
-void sbio__e2b_body_message(const e2b_resp *resp, char *buf, size_t size) {
+void sbio__e2b_body_message(const sbio_sdk_http_response *resp, char *buf, size_t size) {
   buf[0] = '\0';
   if (!resp->body || !resp->len) return;
   cJSON *root = cJSON_ParseWithLength(resp->body, resp->len);
@@ -30,7 +31,7 @@ void sbio__e2b_body_message(const e2b_resp *resp, char *buf, size_t size) {
   cJSON_Delete(root);
 }
 
-void sbio__e2b_connect_code(const e2b_resp *resp, char *buf, size_t size) {
+void sbio__e2b_connect_code(const sbio_sdk_http_response *resp, char *buf, size_t size) {
   buf[0] = '\0';
   if (!resp->body || !resp->len) return;
   cJSON *root = cJSON_ParseWithLength(resp->body, resp->len);
@@ -39,35 +40,43 @@ void sbio__e2b_connect_code(const e2b_resp *resp, char *buf, size_t size) {
   cJSON_Delete(root);
 }
 
-int sbio__e2b_fail_transport(sbio_bk_error *err, const e2b_resp *resp, const char *what, int timeout_code,
-                             int fail_code) {
-  int code = resp->timed_out ? timeout_code : fail_code;
-  if (err) err->provider_status = (int)resp->status;
-  if (resp->timed_out)
-    return sbio_bk_error_set(err, code, "raise the timeout, or check the network path to E2B",
-                             "e2b: could not %s before the deadline (%s)", what, resp->error);
-  if (resp->cancelled) return sbio_bk_error_set(err, code, NULL, "e2b: %s was cancelled", what);
-  return sbio_bk_error_set(err, code, "check the network path to E2B and the e2b backend's api_url/sandbox_url",
-                           "e2b: could not %s: %s", what, resp->error[0] ? resp->error : "transfer failed");
+sbio_sdk_op sbio__e2b_op_of(int fail_code) {
+  switch (fail_code) {
+  case SBIO_E_CREATE:
+  case SBIO_E_CREATE_TIMEOUT:
+    return SBIO_SDK_OP_CREATE;
+  case SBIO_E_EXEC:
+  case SBIO_E_EXEC_TIMEOUT:
+    return SBIO_SDK_OP_EXEC;
+  case SBIO_E_FS:
+  case SBIO_E_PATH_NOT_FOUND:
+    return SBIO_SDK_OP_FILE;
+  default:
+    return SBIO_SDK_OP_CONNECT;
+  }
 }
 
-int sbio__e2b_fail_api(const e2b_instance *inst, sbio_bk_error *err, const e2b_resp *resp, const char *what,
-                       int fail_code) {
+int sbio__e2b_fail_api(const e2b_instance *inst, sbio_bk_error *err, const sbio_sdk_http_response *resp,
+                       const char *what, int fail_code) {
   char msg[320];
   sbio__e2b_body_message(resp, msg, sizeof msg);
-  if (err) err->provider_status = (int)resp->status;
   const char *var = inst->settings.api_key_env;
-  if (resp->status == 401 || resp->status == 403) {
+  long st = resp->status;
+  if (st == 401 || st == 403) {
     char hint[200];
     snprintf(hint, sizeof hint, "set %s to a valid E2B API key (https://e2b.dev/dashboard?tab=keys)", var);
-    return sbio_bk_error_set(err, SBIO_E_AUTH, hint, "e2b: the API key in %s was rejected trying to %s (HTTP %ld: %s)",
-                             var, what, resp->status, msg);
+    return sbio_sdk_error_answer(err, SBIO_E_AUTH, st, hint,
+                                 "e2b: the API key in %s was rejected trying to %s (HTTP %ld: %s)", var, what, st, msg);
   }
-  if (resp->status == 429)
-    return sbio_bk_error_set(err, SBIO_E_RATE_LIMIT, "wait and try again, or raise your E2B limits",
-                             "e2b: rate limited trying to %s (HTTP 429%s%s: %s)", what,
-                             resp->retry_after[0] ? ", Retry-After " : "", resp->retry_after, msg);
-  return sbio_bk_error_set(err, fail_code, NULL, "e2b: could not %s (HTTP %ld: %s)", what, resp->status, msg);
+  if (st == 429) {
+    char after[64] = "", tries[40] = "";
+    sbio_sdk_http_header(resp, "Retry-After", after, sizeof after);
+    if (resp->attempts > 1) snprintf(tries, sizeof tries, " (after %d attempts)", resp->attempts);
+    return sbio_sdk_error_answer(err, SBIO_E_RATE_LIMIT, st, "wait and try again, or raise your E2B limits",
+                                 "e2b: rate limited trying to %s (HTTP 429%s%s: %s)%s", what,
+                                 after[0] ? ", Retry-After " : "", after, msg, tries);
+  }
+  return sbio_sdk_error_answer(err, fail_code, st, NULL, "e2b: could not %s (HTTP %ld: %s)", what, st, msg);
 }
 
 static int about_missing_sandbox(const char *msg) {
@@ -75,25 +84,25 @@ static int about_missing_sandbox(const char *msg) {
          (strcasestr(msg, "not found") || strcasestr(msg, "doesn't exist") || strcasestr(msg, "not running"));
 }
 
-int sbio__e2b_fail_envd(const e2b_sandbox *sb, sbio_bk_error *err, const e2b_resp *resp, const char *what,
+int sbio__e2b_fail_envd(const e2b_sandbox *sb, sbio_bk_error *err, const sbio_sdk_http_response *resp, const char *what,
                         int not_found_code, int fail_code) {
   char msg[320];
   sbio__e2b_body_message(resp, msg, sizeof msg);
-  if (err) err->provider_status = (int)resp->status;
   long st = resp->status;
   if (st == 502 || ((st == 404 || st == 410) && about_missing_sandbox(msg)))
-    return sbio_bk_error_set(err, SBIO_E_GONE, "its lifetime may have ended; create a new sandbox",
-                             "e2b: sandbox %s is gone (HTTP %ld: %s)", sb->id, st, msg);
+    return sbio_sdk_error_answer(err, SBIO_E_GONE, st, "its lifetime may have ended; create a new sandbox",
+                                 "e2b: sandbox %s is gone (HTTP %ld: %s)", sb->id, st, msg);
   if (st == 401 || st == 403)
-    return sbio_bk_error_set(err, SBIO_E_AUTH, "reconnect to the sandbox to refresh its access token",
-                             "e2b: envd of sandbox %s refused the access to %s (HTTP %ld: %s)", sb->id, what, st, msg);
+    return sbio_sdk_error_answer(err, SBIO_E_AUTH, st, "reconnect to the sandbox to refresh its access token",
+                                 "e2b: envd of sandbox %s refused the access to %s (HTTP %ld: %s)", sb->id, what, st,
+                                 msg);
   if (st == 429)
-    return sbio_bk_error_set(err, SBIO_E_RATE_LIMIT, "wait and try again",
-                             "e2b: rate limited trying to %s (HTTP 429: %s)", what, msg);
+    return sbio_sdk_error_answer(err, SBIO_E_RATE_LIMIT, st, "wait and try again",
+                                 "e2b: rate limited trying to %s (HTTP 429: %s)", what, msg);
   if (st == 507)
-    return sbio_bk_error_set(err, SBIO_E_RESOURCE_LIMIT,
-                             "free space in the sandbox or use a template with a larger disk",
-                             "e2b: out of disk space in sandbox %s trying to %s (HTTP 507: %s)", sb->id, what, msg);
-  if (st == 404) return sbio_bk_error_set(err, not_found_code, NULL, "e2b: could not %s: %s", what, msg);
-  return sbio_bk_error_set(err, fail_code, NULL, "e2b: could not %s (HTTP %ld: %s)", what, st, msg);
+    return sbio_sdk_error_answer(err, SBIO_E_RESOURCE_LIMIT, st,
+                                 "free space in the sandbox or use a template with a larger disk",
+                                 "e2b: out of disk space in sandbox %s trying to %s (HTTP 507: %s)", sb->id, what, msg);
+  if (st == 404) return sbio_sdk_error_answer(err, not_found_code, st, NULL, "e2b: could not %s: %s", what, msg);
+  return sbio_sdk_error_answer(err, fail_code, st, NULL, "e2b: could not %s (HTTP %ld: %s)", what, st, msg);
 }

@@ -46,7 +46,7 @@ char *sbio__e2b_start_request(const e2b_sandbox *sb, const sbio_bk_exec_req *req
   char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
   cJSON_Delete(root);
   free(cwd);
-  if (!text) sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory building the command");
+  if (!text) sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the command");
   return text;
 }
 

@@ -17,8 +17,9 @@ typedef struct e2b_stat {
 /* filesystem.Filesystem/Stat of an absolute path; a missing path is
  * st->exists = 0 and SBIO_OK. */
 int sbio__e2b_stat(e2b_sandbox *sb, const sbio_bk_call *call, const char *abs, e2b_stat *st, sbio_bk_error *err);
-/* <envd>/files?path=...(&username=user for envd < 0.4.0); malloc'd. */
-char *sbio__e2b_files_url(const e2b_sandbox *sb, const char *abs);
+/* "/files?path=...(&username=user for envd < 0.4.0)", relative to envd;
+ * malloc'd. */
+char *sbio__e2b_files_path(const e2b_sandbox *sb, const char *abs);
 /* Resolves `path` against the work directory and refuses a killed
  * sandbox. *abs is malloc'd. */
 int sbio__e2b_file_begin(e2b_sandbox *sb, const char *path, const sbio_bk_call *call, char **abs, sbio_bk_error *err);

@@ -6,7 +6,6 @@
 #include "files.h"
 #include "paths.h"
 #include "rpc.h"
-#include "url.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,26 +13,21 @@
 
 int sbio__e2b_file_begin(e2b_sandbox *sb, const char *path, const sbio_bk_call *call, char **abs, sbio_bk_error *err) {
   *abs = NULL;
-  if (!sbio__e2b_call_ok(call)) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b: no call context");
+  if (!sbio__e2b_call_ok(call)) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b: no call context");
   if (atomic_load(&sb->killed))
-    return sbio_bk_error_set(err, SBIO_E_GONE, "create a new sandbox", "e2b: sandbox %s was killed", sb->id);
+    return sbio_sdk_error(err, SBIO_E_GONE, "create a new sandbox", "e2b: sandbox %s was killed", sb->id);
   return sbio__e2b_path_resolve(sb->inst->settings.workdir, path, abs, err);
 }
 
-char *sbio__e2b_files_url(const e2b_sandbox *sb, const char *abs) {
-  char *epath = sbio__e2b_escape(abs, 0);
+char *sbio__e2b_files_path(const e2b_sandbox *sb, const char *abs) {
+  char *epath = sbio_sdk_http_escape(abs);
   if (!epath) return NULL;
   int old = !sbio__e2b_version_at_least(sb->envd_version, E2B_ENVD_DEFAULT_USER);
   size_t n = strlen(epath) + 48;
-  char *suffix = malloc(n);
-  char *url = NULL;
-  if (suffix) {
-    snprintf(suffix, n, "files?path=%s%s", epath, old ? "&username=user" : "");
-    url = sbio__e2b_envd_url(sb, suffix);
-  }
-  free(suffix);
+  char *path = malloc(n);
+  if (path) snprintf(path, n, "/files?path=%s%s", epath, old ? "&username=user" : "");
   free(epath);
-  return url;
+  return path;
 }
 
 static cJSON *path_message(const char *abs) {
@@ -61,7 +55,7 @@ static int64_t entry_size(const cJSON *entry) {
 int sbio__e2b_stat(e2b_sandbox *sb, const sbio_bk_call *call, const char *abs, e2b_stat *st, sbio_bk_error *err) {
   memset(st, 0, sizeof *st);
   cJSON *msg = path_message(abs), *out = NULL;
-  if (!msg) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  if (!msg) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
   char what[300], code[48];
   snprintf(what, sizeof what, "inspect %.250s", abs);
   int rc = sbio__e2b_rpc(sb, call, "filesystem.Filesystem/Stat", msg, 1, what, SBIO_E_PATH_NOT_FOUND, SBIO_E_FS, &out,
@@ -80,7 +74,7 @@ int sbio__e2b_stat(e2b_sandbox *sb, const sbio_bk_call *call, const char *abs, e
 int sbio__e2b_op_file_list(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_dirent_fn entry,
                            void *user, sbio_bk_error *err) {
   e2b_sandbox *sb = sandbox;
-  if (!sb || !entry) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b list: missing argument");
+  if (!sb || !entry) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b list: missing argument");
   char *abs = NULL;
   int rc = sbio__e2b_file_begin(sb, path, call, &abs, err);
   if (rc != SBIO_OK) return rc;
@@ -90,7 +84,7 @@ int sbio__e2b_op_file_list(void *sandbox, const char *path, const sbio_bk_call *
   snprintf(what, sizeof what, "list %.250s", abs);
   rc = msg ? sbio__e2b_rpc(sb, call, "filesystem.Filesystem/ListDir", msg, 1, what, SBIO_E_PATH_NOT_FOUND, SBIO_E_FS,
                            &out, NULL, 0, err)
-           : sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+           : sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
   cJSON_Delete(msg);
   if (rc == SBIO_OK) {
     const cJSON *entries = cJSON_GetObjectItemCaseSensitive(out, "entries"); /* absent when empty */
@@ -115,7 +109,7 @@ int sbio__e2b_op_file_list(void *sandbox, const char *path, const sbio_bk_call *
 int sbio__e2b_op_file_mkdir(void *sandbox, const char *path, int parents, const sbio_bk_call *call,
                             sbio_bk_error *err) {
   e2b_sandbox *sb = sandbox;
-  if (!sb) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b mkdir: missing argument");
+  if (!sb) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b mkdir: missing argument");
   char *abs = NULL;
   int rc = sbio__e2b_file_begin(sb, path, call, &abs, err);
   if (rc != SBIO_OK) return rc;
@@ -123,10 +117,10 @@ int sbio__e2b_op_file_mkdir(void *sandbox, const char *path, int parents, const 
     char *parent = sbio__e2b_path_parent(abs);
     e2b_stat st;
     rc = parent ? sbio__e2b_stat(sb, call, parent, &st, err)
-                : sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+                : sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
     if (rc == SBIO_OK && !st.exists)
-      rc = sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, "pass parents to create the missing directories",
-                             "e2b: cannot create %.250s: no such directory %.200s", abs, parent);
+      rc = sbio_sdk_error(err, SBIO_E_PATH_NOT_FOUND, "pass parents to create the missing directories",
+                          "e2b: cannot create %.250s: no such directory %.200s", abs, parent);
     free(parent);
   }
   cJSON *msg = rc == SBIO_OK ? path_message(abs) : NULL, *out = NULL;
@@ -135,12 +129,12 @@ int sbio__e2b_op_file_mkdir(void *sandbox, const char *path, int parents, const 
   if (rc == SBIO_OK)
     rc = msg ? sbio__e2b_rpc(sb, call, "filesystem.Filesystem/MakeDir", msg, 1, what, SBIO_E_PATH_NOT_FOUND, SBIO_E_FS,
                              &out, code, sizeof code, err)
-             : sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+             : sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
   if (rc != SBIO_OK && strcmp(code, "already_exists") == 0) {
     /* It is a directory already (envd says so only for directories). */
     rc = parents ? SBIO_OK
-                 : sbio_bk_error_set(err, SBIO_E_FS, "pass parents to accept an existing directory",
-                                     "e2b: %.300s already exists", abs);
+                 : sbio_sdk_error(err, SBIO_E_FS, "pass parents to accept an existing directory",
+                                  "e2b: %.300s already exists", abs);
   }
   cJSON_Delete(msg);
   cJSON_Delete(out);
@@ -150,26 +144,25 @@ int sbio__e2b_op_file_mkdir(void *sandbox, const char *path, int parents, const 
 
 int sbio__e2b_op_file_remove(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_error *err) {
   e2b_sandbox *sb = sandbox;
-  if (!sb) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b remove: missing argument");
+  if (!sb) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b remove: missing argument");
   char *abs = NULL;
   int rc = sbio__e2b_file_begin(sb, path, call, &abs, err);
   if (rc != SBIO_OK) return rc;
   if (strcmp(abs, "/") == 0) {
     free(abs);
-    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "e2b: refusing to remove /");
+    return sbio_sdk_error(err, SBIO_E_FS, NULL, "e2b: refusing to remove /");
   }
   e2b_stat st;
   rc = sbio__e2b_stat(sb, call, abs, &st, err);
   if (rc == SBIO_OK && !st.exists)
-    rc = sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, NULL, "e2b: cannot remove %.300s: no such file or directory",
-                           abs);
+    rc = sbio_sdk_error(err, SBIO_E_PATH_NOT_FOUND, NULL, "e2b: cannot remove %.300s: no such file or directory", abs);
   cJSON *msg = rc == SBIO_OK ? path_message(abs) : NULL, *out = NULL;
   char what[300];
   snprintf(what, sizeof what, "remove %.250s", abs);
   if (rc == SBIO_OK)
     rc = msg ? sbio__e2b_rpc(sb, call, "filesystem.Filesystem/Remove", msg, 1, what, SBIO_E_PATH_NOT_FOUND, SBIO_E_FS,
                              &out, NULL, 0, err)
-             : sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+             : sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
   cJSON_Delete(msg);
   cJSON_Delete(out);
   free(abs);

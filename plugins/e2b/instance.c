@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The backend instance's shared services: reference counting, logging
- * through the host, call checks, envd version gates. */
+/* The backend instance's shared services: reference counting, the SDK
+ * client options every E2B endpoint shares, call checks, envd version
+ * gates. */
 #include "e2b.h"
 
-#include "http.h"
-
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,19 +13,29 @@ void sbio__e2b_instance_ref(e2b_instance *inst) {
 
 void sbio__e2b_instance_unref(e2b_instance *inst) {
   if (!inst || atomic_fetch_sub(&inst->refs, 1) != 1) return;
-  sbio__e2b_http_free(inst->http);
+  sbio_sdk_http_free(inst->api);
+  sbio_sdk_secrets_free(inst->secrets);
   sbio__e2b_settings_free(&inst->settings);
   free(inst);
 }
 
-void sbio__e2b_log(const e2b_instance *inst, int level, const char *fmt, ...) {
-  if (!inst->host.log || inst->host.size < offsetof(sbio_host_services, log) + sizeof inst->host.log) return;
-  char line[600];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  inst->host.log(inst->host.host_data, level, line);
+sbio_sdk_http_options sbio__e2b_client_options(const e2b_instance *inst) {
+  const e2b_settings *s = &inst->settings;
+  return (sbio_sdk_http_options){
+      .backend = "e2b",
+      .secrets = inst->secrets,
+      .host = &inst->host,
+      .user_agent = E2B_USER_AGENT,
+      .credential_env = s->api_key_env,
+      .connect_timeout_ms = (long)(s->connect_timeout_s * 1000),
+      .request_timeout_ms = (long)(s->request_timeout_s * 1000),
+      .max_attempts = s->max_retries + 1,
+      .backoff_initial_ms = (long)(s->retry_base_s * 1000) > 0 ? (long)(s->retry_base_s * 1000) : 1,
+      .backoff_max_ms = (long)(s->retry_max_s * 1000) > 0 ? (long)(s->retry_max_s * 1000) : 1,
+      /* However long E2B asks to wait, the operation's deadline decides. */
+      .retry_after_max_ms = SBIO_SDK_RETRY_AFTER_CAP_MS,
+      .loopback_http_only = 1,
+  };
 }
 
 int sbio__e2b_call_ok(const sbio_bk_call *call) {

@@ -60,9 +60,9 @@ int sbio__e2b_op_list_managed(void *instance, const sbio_bk_kv *labels, size_t n
                               sbio_bk_managed_fn entry, void *user, sbio_bk_error *err) {
   e2b_instance *inst = instance;
   if (!inst || !entry || !sbio__e2b_call_ok(call) || (n_labels && !labels))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b list: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b list: missing argument");
   char *query = sbio__e2b_metadata_query(labels, n_labels);
-  if (!query) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  if (!query) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
   char token[1024] = "", next[1024];
   int rc = SBIO_OK;
   for (int page = 0; page < MAX_PAGES; page++) {
@@ -83,10 +83,10 @@ int sbio__e2b_op_kill_managed(void *instance, const char *id, const sbio_bk_call
                               sbio_bk_error *err) {
   e2b_instance *inst = instance;
   if (!inst || !id || !killed || !sbio__e2b_call_ok(call))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b kill: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b kill: missing argument");
   *killed = 0;
   for (const char *p = id; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')) || p - id > 126)
-      return sbio_bk_error_set(err, SBIO_E_CONNECT, NULL, "e2b: '%.64s' is not an E2B sandbox id", id);
+      return sbio_sdk_error(err, SBIO_E_CONNECT, NULL, "e2b: '%.64s' is not an E2B sandbox id", id);
   return sbio__e2b_api_kill(inst, call, id, killed, err);
 }

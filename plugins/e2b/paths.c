@@ -6,17 +6,17 @@
 
 int sbio__e2b_path_resolve(const char *workdir, const char *path, char **out, sbio_bk_error *err) {
   *out = NULL;
-  if (!path || !path[0]) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b: empty path");
+  if (!path || !path[0]) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b: empty path");
   for (const char *p = path; *p; p++)
     if ((unsigned char)*p < 0x20)
-      return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b: path contains a control character");
+      return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b: path contains a control character");
   size_t wl = strlen(workdir), pl = strlen(path);
   char *joined = malloc(wl + pl + 2);
   char *res = malloc(wl + pl + 2);
   if (!joined || !res) {
     free(joined);
     free(res);
-    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+    return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
   }
   if (path[0] == '/')
     memcpy(joined, path, pl + 1);

@@ -5,7 +5,7 @@
 #ifndef SBIO_E2B_PATHS_H
 #define SBIO_E2B_PATHS_H
 
-#include <sandboxio/backend.h>
+#include <sandboxio/sdk.h>
 
 /* Absolute, normalised ("." and ".." folded, no double slashes) copy of
  * path. malloc'd into *out. SBIO_E_INVALID_ARGUMENT for an empty path or

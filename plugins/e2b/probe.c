@@ -10,9 +10,9 @@
 int sbio__e2b_op_probe(void *instance, const sbio_bk_call *call, char *detail, size_t detail_size, sbio_bk_error *err) {
   e2b_instance *inst = instance;
   if (!inst || !detail || !detail_size || !sbio__e2b_call_ok(call))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b probe: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b probe: missing argument");
   char *query = sbio__e2b_metadata_query(NULL, 0);
-  if (!query) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  if (!query) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
   cJSON *items = NULL;
   char next[1024];
   int rc = sbio__e2b_api_list_page(inst, call, query, NULL, &items, next, sizeof next, err);

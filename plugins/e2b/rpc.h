@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* Talking to envd, the agent inside the sandbox, through E2B's proxy: the
- * routing and auth headers every request carries, and unary Connect calls
- * (POST <envd>/<package.Service>/<Method>, JSON in, JSON out). */
+ * sandbox's SDK client (its routing and auth headers go with every
+ * request) and unary Connect calls (POST <envd>/<package.Service>/<Method>,
+ * JSON in, JSON out). */
 #ifndef SBIO_E2B_RPC_H
 #define SBIO_E2B_RPC_H
 
-#include "http.h"
-#include "retry.h"
+#include "e2b.h"
 
 #include <cjson/cJSON.h>
 
-/* Headers for envd: the access token (when the sandbox has one), the
- * proxy's routing headers, the acting user for envd < 0.4.0, and
- * content_type when not NULL. NULL on OOM. */
-struct curl_slist *sbio__e2b_envd_headers(const e2b_sandbox *sb, const char *content_type);
-/* "<envd>/<suffix>"; malloc'd. */
-char *sbio__e2b_envd_url(const e2b_sandbox *sb, const char *suffix);
-/* The deadline of one envd request: the call's, capped by request_timeout. */
-int64_t sbio__e2b_envd_deadline(const e2b_sandbox *sb, const sbio_bk_call *call);
+/* The sandbox's envd client: base URL `envd_url`, the proxy's routing
+ * headers, the access token (a secret header, and in inst->secrets), the
+ * acting user for envd < 0.4.0. 502 is not worth repeating (the proxy
+ * says the sandbox is gone). */
+int sbio__e2b_envd_client(e2b_sandbox *sb, const char *envd_url, const char *token, sbio_bk_error *err);
+
+/* The header every Connect request carries. */
+#define E2B_CONNECT_HEADER "Connect-Protocol-Version: 1"
 
 /* A unary call. On 200 *out is the answer (caller deletes) and SBIO_OK.
  * A Connect error answer maps through not_found_code (code "not_found"),

@@ -3,7 +3,7 @@
  * kill and release. */
 #include "api.h"
 #include "createreq.h"
-#include "url.h"
+#include "rpc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 #define KILL_FALLBACK_LIFETIME_S 1
 #define CONNECT_RESUME_TIMEOUT_S 300
-#define CLEANUP_GRACE_NS ((int64_t)10 * 1000000000)
+#define CLEANUP_BUDGET_S 10.0 /* removing what a failed create made */
 
 static int valid_id(const char *id) {
   size_t n = strlen(id);
@@ -28,11 +28,7 @@ static const char *json_string(const cJSON *obj, const char *key) {
 
 static void handle_free(e2b_sandbox *sb) {
   if (!sb) return;
-  if (sb->envd_token) {
-    memset(sb->envd_token, 0, strlen(sb->envd_token));
-    free(sb->envd_token);
-  }
-  free(sb->envd_url);
+  sbio_sdk_http_free(sb->envd);
   if (sb->inst) sbio__e2b_instance_unref(sb->inst);
   free(sb);
 }
@@ -45,35 +41,33 @@ static int handle_from(e2b_instance *inst, const cJSON *json, int fail_code, e2b
   const char *token = json_string(json, "envdAccessToken");
   const char *domain = json_string(json, "domain");
   if (!id || !valid_id(id))
-    return sbio_bk_error_set(err, fail_code, NULL,
-                             "e2b: the answer has no valid sandboxID (lower-case letters "
-                             "and digits)");
-  if (!version) return sbio_bk_error_set(err, fail_code, NULL, "e2b: the answer for sandbox %s has no envdVersion", id);
+    return sbio_sdk_error(err, fail_code, NULL,
+                          "e2b: the answer has no valid sandboxID (lower-case letters and digits)");
+  if (!version) return sbio_sdk_error(err, fail_code, NULL, "e2b: the answer for sandbox %s has no envdVersion", id);
   if (!sbio__e2b_version_at_least(version, "0.1.0"))
-    return sbio_bk_error_set(err, fail_code, "rebuild the template with a current E2B version",
-                             "e2b: sandbox %s runs envd %.20s, older than 0.1.0, which this backend cannot use", id,
-                             version);
+    return sbio_sdk_error(err, fail_code, "rebuild the template with a current E2B version",
+                          "e2b: sandbox %s runs envd %.20s, older than 0.1.0, which this backend cannot use", id,
+                          version);
   e2b_sandbox *sb = calloc(1, sizeof *sb);
-  if (!sb) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  if (!sb) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
   snprintf(sb->id, sizeof sb->id, "%s", id);
   snprintf(sb->envd_version, sizeof sb->envd_version, "%s", version);
   atomic_init(&sb->killed, 0);
-  if (token && token[0]) sb->envd_token = strdup(token);
+  sbio__e2b_instance_ref(inst);
+  sb->inst = inst;
+  char envd_url[600];
   if (inst->settings.sandbox_url) {
-    sb->envd_url = strdup(inst->settings.sandbox_url);
+    snprintf(envd_url, sizeof envd_url, "%s", inst->settings.sandbox_url);
   } else {
     /* E2B may place a sandbox under another domain than the client's. */
     const char *d = domain && sbio__e2b_is_hostname(domain) ? domain : inst->settings.domain;
-    size_t n = strlen(d) + strlen(id) + 32;
-    sb->envd_url = malloc(n);
-    if (sb->envd_url) snprintf(sb->envd_url, n, "https://%s-%s.%s", E2B_ENVD_PORT, id, d);
+    snprintf(envd_url, sizeof envd_url, "https://%s-%s.%s", E2B_ENVD_PORT, id, d);
   }
-  if (!sb->envd_url || (token && token[0] && !sb->envd_token)) {
+  int rc = sbio__e2b_envd_client(sb, envd_url, token, err);
+  if (rc != SBIO_OK) {
     handle_free(sb);
-    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+    return rc;
   }
-  sbio__e2b_instance_ref(inst);
-  sb->inst = inst;
   *out = sb;
   return SBIO_OK;
 }
@@ -87,9 +81,8 @@ static void fill_info(sbio_bk_sandbox_info *info, const char *id) {
 /* A call for cleanup after a failure: its own short deadline, never
  * cancelled, so a half-made sandbox is still removed. */
 static sbio_bk_call cleanup_call(const sbio_bk_call *call) {
-  sbio_bk_call c = *call;
-  c.deadline_ns = sbio_bk_now_ns(call) + CLEANUP_GRACE_NS;
-  c.cancelled = NULL;
+  sbio_bk_call c;
+  sbio_sdk_call_cleanup(&c, call, CLEANUP_BUDGET_S);
   return c;
 }
 
@@ -97,12 +90,12 @@ int sbio__e2b_op_create(void *instance, const sbio_bk_create_req *req, const sbi
                         sbio_bk_sandbox_info *info, sbio_bk_error *err) {
   e2b_instance *inst = instance;
   if (!inst || !req || !sandbox || !info || !sbio__e2b_call_ok(call))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b create: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b create: missing argument");
   *sandbox = NULL;
   int rc = sbio__e2b_check_request(inst, req, err);
   if (rc != SBIO_OK) return rc;
   char *body = sbio__e2b_create_body(inst, req);
-  if (!body) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  if (!body) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "e2b: out of memory");
   cJSON *answer = NULL;
   rc = sbio__e2b_api_create(inst, call, body, &answer, err);
   /* The body holds secret values: wipe it. */
@@ -133,23 +126,23 @@ int sbio__e2b_op_connect(void *instance, const char *id, const sbio_bk_call *cal
                          sbio_bk_sandbox_info *info, sbio_bk_error *err) {
   e2b_instance *inst = instance;
   if (!inst || !id || !sandbox || !info || !sbio__e2b_call_ok(call))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b connect: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b connect: missing argument");
   *sandbox = NULL;
   if (!valid_id(id))
-    return sbio_bk_error_set(err, SBIO_E_CONNECT, NULL,
-                             "e2b: '%.64s' is not an E2B sandbox id (lower-case letters and digits)", id);
+    return sbio_sdk_error(err, SBIO_E_CONNECT, NULL,
+                          "e2b: '%.64s' is not an E2B sandbox id (lower-case letters and digits)", id);
   cJSON *detail = NULL;
   int found = 0;
   int rc = sbio__e2b_api_get(inst, call, id, &detail, &found, err);
   if (rc != SBIO_OK) return rc;
-  if (!found) return sbio_bk_error_set(err, SBIO_E_CONNECT, NULL, "e2b: no live sandbox with id %s", id);
+  if (!found) return sbio_sdk_error(err, SBIO_E_CONNECT, NULL, "e2b: no live sandbox with id %s", id);
   const cJSON *meta = cJSON_GetObjectItemCaseSensitive(detail, "metadata");
   const char *managed = meta ? json_string(meta, sbio__e2b_label_managed()) : NULL;
   if (!managed || strcmp(managed, "true") != 0) {
     cJSON_Delete(detail);
-    return sbio_bk_error_set(err, SBIO_E_CONNECT, "connect only to sandboxes sandboxio created",
-                             "e2b: sandbox %s was not created by sandboxio (no %s label); refusing to adopt it", id,
-                             sbio__e2b_label_managed());
+    return sbio_sdk_error(err, SBIO_E_CONNECT, "connect only to sandboxes sandboxio created",
+                          "e2b: sandbox %s was not created by sandboxio (no %s label); refusing to adopt it", id,
+                          sbio__e2b_label_managed());
   }
   const char *state = json_string(detail, "state");
   if (state && strcmp(state, "paused") == 0) {
@@ -158,7 +151,7 @@ int sbio__e2b_op_connect(void *instance, const char *id, const sbio_bk_call *cal
     detail = NULL;
     rc = sbio__e2b_api_connect(inst, call, id, CONNECT_RESUME_TIMEOUT_S, &detail, &found, err);
     if (rc != SBIO_OK) return rc;
-    if (!found) return sbio_bk_error_set(err, SBIO_E_CONNECT, NULL, "e2b: no live sandbox with id %s", id);
+    if (!found) return sbio_sdk_error(err, SBIO_E_CONNECT, NULL, "e2b: no live sandbox with id %s", id);
   }
   e2b_sandbox *sb = NULL;
   rc = handle_from(inst, detail, SBIO_E_CONNECT, &sb, err);
@@ -172,7 +165,7 @@ int sbio__e2b_op_connect(void *instance, const char *id, const sbio_bk_call *cal
 int sbio__e2b_op_kill(void *sandbox, const sbio_bk_call *call, sbio_bk_error *err) {
   e2b_sandbox *sb = sandbox;
   if (!sb || !sbio__e2b_call_ok(call))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b kill: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b kill: missing argument");
   if (atomic_load(&sb->killed) == 2) return SBIO_OK; /* done before: idempotent */
   atomic_store(&sb->killed, 1);
   sbio_bk_call c = *call;

@@ -1,98 +1,40 @@
 /* SPDX-License-Identifier: MIT */
+/* Settings through the SDK's reader (typed, ranges, unknown keys refused),
+ * the environment fallbacks E2B's own SDKs read, and the URL policy of the
+ * SDK for endpoints that receive the API key. */
 #include "settings.h"
 
-#include "url.h"
-
-#include <cjson/cJSON.h>
 #include <ctype.h>
-#include <math.h>
+#include <sandboxio/sdk.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define HINT "see docs/backends/e2b.md for the e2b backend's settings"
 
 static int oom(sbio_bk_error *err) {
-  return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory reading the e2b backend's settings");
+  return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory reading the e2b backend's settings");
 }
 
 static int bad(sbio_bk_error *err, const char *key, const char *what) {
-  return sbio_bk_error_set(err, SBIO_E_CONFIG, HINT, "e2b settings: '%s' %s", key, what);
+  return sbio_sdk_error(err, SBIO_E_CONFIG, HINT, "e2b settings: '%s' %s", key, what);
 }
 
-static const char *const KNOWN[] = {"api_url",
-                                    "sandbox_url",
-                                    "domain",
-                                    "api_key_env",
-                                    "template",
-                                    "workdir",
-                                    "connect_timeout",
-                                    "request_timeout",
-                                    "max_retries",
-                                    "retry_backoff",
-                                    "retry_backoff_max",
-                                    "keepalive_interval",
-                                    NULL};
-
-static int check_keys(const cJSON *root, sbio_bk_error *err) {
-  for (const cJSON *item = root->child; item; item = item->next) {
-    const char *key = item->string ? item->string : "";
-    size_t i = 0;
-    while (KNOWN[i] && strcmp(KNOWN[i], key) != 0) i++;
-    if (!KNOWN[i]) return sbio_bk_error_set(err, SBIO_E_CONFIG, HINT, "e2b settings: unknown key '%.100s'", key);
-    for (const cJSON *prev = root->child; prev != item; prev = prev->next)
-      if (prev->string && strcmp(prev->string, key) == 0)
-        return sbio_bk_error_set(err, SBIO_E_CONFIG, HINT, "e2b settings: duplicate key '%s'", key);
+int sbio__e2b_is_hostname(const char *text) {
+  size_t n = text ? strlen(text) : 0, label = 0;
+  if (n == 0 || n > 253) return 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)text[i];
+    if (ch == '.') {
+      if (label == 0) return 0;
+      label = 0;
+    } else if (islower(ch) || isdigit(ch) || ch == '-') {
+      if (++label > 63) return 0;
+    } else {
+      return 0;
+    }
   }
-  return SBIO_OK;
-}
-
-/* A string setting, else the environment variable `env` (may be NULL). */
-static int get_string(const cJSON *root, const char *key, const char *env, char **out, sbio_bk_error *err) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
-  const char *text = NULL;
-  if (v) {
-    if (!cJSON_IsString(v) || !v->valuestring) return bad(err, key, "must be a string");
-    text = v->valuestring;
-  } else if (env) {
-    const char *e = getenv(env);
-    if (e && e[0]) text = e;
-  }
-  if (!text) return SBIO_OK;
-  free(*out);
-  *out = strdup(text);
-  return *out ? SBIO_OK : oom(err);
-}
-
-static int get_number(const cJSON *root, const char *key, double min, double max, double *out, sbio_bk_error *err) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
-  if (!v) return SBIO_OK;
-  double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-  if (!isfinite(d) || d < min || d > max) {
-    char what[96];
-    snprintf(what, sizeof what, "must be a number from %g to %g", min, max);
-    return bad(err, key, what);
-  }
-  *out = d;
-  return SBIO_OK;
-}
-
-/* A URL setting (or its environment fallback), checked and normalised. */
-static int get_url(const cJSON *root, const char *key, const char *env, char **out, sbio_bk_error *err) {
-  char *raw = NULL;
-  int rc = get_string(root, key, env, &raw, err);
-  if (rc != SBIO_OK || !raw) return rc;
-  char why[256];
-  char *clean = NULL;
-  if (sbio__e2b_url_check(raw, &clean, why, sizeof why) != 0) {
-    int from_env = !cJSON_GetObjectItemCaseSensitive(root, key);
-    free(raw);
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, HINT, "e2b %s %s: %s", from_env ? "environment variable" : "setting",
-                             from_env ? env : key, why);
-  }
-  free(raw);
-  free(*out);
-  *out = clean;
-  return SBIO_OK;
+  return label > 0;
 }
 
 static int valid_env_name(const char *s) {
@@ -102,39 +44,68 @@ static int valid_env_name(const char *s) {
   return 1;
 }
 
-static int parse_root(const cJSON *root, e2b_settings *s, sbio_bk_error *err) {
-  if (!cJSON_IsObject(root)) return sbio_bk_error_set(err, SBIO_E_CONFIG, HINT, "e2b settings must be a mapping");
-  int rc = check_keys(root, err);
-  if (rc == SBIO_OK) rc = get_string(root, "domain", "E2B_DOMAIN", &s->domain, err);
-  if (rc == SBIO_OK && !sbio__e2b_is_hostname(s->domain))
+/* The environment variable `env` when the setting `key` is absent. */
+static int env_fallback(sbio_sdk_settings *r, const char *key, const char *env, char **out, sbio_bk_error *err) {
+  if (sbio_sdk_settings_has(r, key)) return SBIO_OK;
+  const char *v = getenv(env);
+  if (!v || !v[0]) return SBIO_OK;
+  char *copy = strdup(v);
+  if (!copy) return oom(err);
+  free(*out);
+  *out = copy;
+  return SBIO_OK;
+}
+
+/* A URL setting (or its variable) that will receive the API key: https,
+ * or plain http to this machine; stored without trailing slashes. */
+static int check_url(sbio_sdk_settings *r, const char *key, const char *env, char **url, sbio_bk_error *err) {
+  if (!*url) return SBIO_OK;
+  char why[300];
+  if (sbio_sdk_url_check(*url, SBIO_SDK_URL_LOOPBACK_HTTP, why, sizeof why) != 0) {
+    int from_env = !sbio_sdk_settings_has(r, key);
+    return sbio_sdk_error(err, SBIO_E_CONFIG, HINT, "e2b %s %s: %s", from_env ? "environment variable" : "setting",
+                          from_env ? env : key, why);
+  }
+  size_t n = strlen(*url);
+  while (n > 0 && (*url)[n - 1] == '/') (*url)[--n] = '\0';
+  return SBIO_OK;
+}
+
+static int read_all(sbio_sdk_settings *r, e2b_settings *s, sbio_bk_error *err) {
+  const unsigned line = SBIO_SDK_NONEMPTY | SBIO_SDK_ONELINE;
+  int64_t retries = s->max_retries, keepalive = s->keepalive_s;
+  int rc = sbio_sdk_settings_string(r, "domain", line, &s->domain, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "api_url", line, &s->api_url, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "sandbox_url", line, &s->sandbox_url, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "api_key_env", line, &s->api_key_env, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "template", line, &s->template_name, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "workdir", line, &s->workdir, err);
+  if (!rc) rc = sbio_sdk_settings_number(r, "connect_timeout", 0, 0.1, 600, &s->connect_timeout_s, err);
+  if (!rc) rc = sbio_sdk_settings_number(r, "request_timeout", 0, 0.1, 3600, &s->request_timeout_s, err);
+  if (!rc) rc = sbio_sdk_settings_int(r, "max_retries", 0, 0, 10, &retries, err);
+  if (!rc) rc = sbio_sdk_settings_number(r, "retry_backoff", 0, 0.001, 60, &s->retry_base_s, err);
+  if (!rc) rc = sbio_sdk_settings_number(r, "retry_backoff_max", 0, 0.001, 600, &s->retry_max_s, err);
+  if (!rc) rc = sbio_sdk_settings_int(r, "keepalive_interval", 0, 1, 3600, &keepalive, err);
+  if (!rc) rc = sbio_sdk_settings_finish(r, err);
+  s->max_retries = (int)retries;
+  s->keepalive_s = (int)keepalive;
+  if (rc) return rc;
+  /* E2B's SDKs read these variables; a setting wins over them. */
+  rc = env_fallback(r, "domain", "E2B_DOMAIN", &s->domain, err);
+  if (!rc && !sbio__e2b_is_hostname(s->domain))
     rc = bad(err, "domain", "must be a DNS name such as e2b.app (lower case letters, digits, dots, dashes)");
-  if (rc == SBIO_OK) rc = get_url(root, "api_url", "E2B_API_URL", &s->api_url, err);
-  if (rc == SBIO_OK && !s->api_url) {
+  if (!rc) rc = env_fallback(r, "api_url", "E2B_API_URL", &s->api_url, err);
+  if (!rc) rc = env_fallback(r, "sandbox_url", "E2B_SANDBOX_URL", &s->sandbox_url, err);
+  if (!rc) rc = check_url(r, "api_url", "E2B_API_URL", &s->api_url, err);
+  if (!rc) rc = check_url(r, "sandbox_url", "E2B_SANDBOX_URL", &s->sandbox_url, err);
+  if (!rc && !s->api_url) {
     size_t n = strlen(s->domain) + 16;
-    s->api_url = malloc(n);
-    if (!s->api_url) return oom(err);
+    if (!(s->api_url = malloc(n))) return oom(err);
     snprintf(s->api_url, n, "https://api.%s", s->domain);
   }
-  if (rc == SBIO_OK) rc = get_url(root, "sandbox_url", "E2B_SANDBOX_URL", &s->sandbox_url, err);
-  if (rc == SBIO_OK) rc = get_string(root, "api_key_env", NULL, &s->api_key_env, err);
-  if (rc == SBIO_OK && !valid_env_name(s->api_key_env))
+  if (!rc && !valid_env_name(s->api_key_env))
     rc = bad(err, "api_key_env", "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)");
-  if (rc == SBIO_OK) rc = get_string(root, "template", NULL, &s->template_name, err);
-  if (rc == SBIO_OK && !s->template_name[0]) rc = bad(err, "template", "must not be empty");
-  if (rc == SBIO_OK) rc = get_string(root, "workdir", NULL, &s->workdir, err);
-  if (rc == SBIO_OK && s->workdir[0] != '/') rc = bad(err, "workdir", "must be an absolute path");
-  if (rc == SBIO_OK) rc = get_number(root, "connect_timeout", 0.1, 600, &s->connect_timeout_s, err);
-  if (rc == SBIO_OK) rc = get_number(root, "request_timeout", 0.1, 3600, &s->request_timeout_s, err);
-  double retries = s->max_retries;
-  if (rc == SBIO_OK) rc = get_number(root, "max_retries", 0, 10, &retries, err);
-  if (rc == SBIO_OK && retries != floor(retries)) rc = bad(err, "max_retries", "must be a whole number");
-  s->max_retries = (int)retries;
-  if (rc == SBIO_OK) rc = get_number(root, "retry_backoff", 0.001, 60, &s->retry_base_s, err);
-  if (rc == SBIO_OK) rc = get_number(root, "retry_backoff_max", 0.001, 600, &s->retry_max_s, err);
-  double keepalive = s->keepalive_s;
-  if (rc == SBIO_OK) rc = get_number(root, "keepalive_interval", 1, 3600, &keepalive, err);
-  if (rc == SBIO_OK && keepalive != floor(keepalive)) rc = bad(err, "keepalive_interval", "must be whole seconds");
-  s->keepalive_s = (int)keepalive;
+  if (!rc && s->workdir[0] != '/') rc = bad(err, "workdir", "must be an absolute path");
   return rc;
 }
 
@@ -158,15 +129,12 @@ int sbio__e2b_settings_parse(const char *json, e2b_settings *out, sbio_bk_error 
     sbio__e2b_settings_free(out);
     return oom(err);
   }
-  cJSON *root = cJSON_ParseWithOpts(json ? json : "{}", NULL, 1);
-  if (!root) {
-    sbio__e2b_settings_free(out);
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, HINT, "e2b settings are not valid JSON");
-  }
-  int rc = parse_root(root, out, err);
-  cJSON_Delete(root);
-  if (rc == SBIO_OK && out->retry_max_s < out->retry_base_s) out->retry_max_s = out->retry_base_s;
-  if (rc != SBIO_OK) sbio__e2b_settings_free(out);
+  sbio_sdk_settings *r = NULL;
+  int rc = sbio_sdk_settings_parse(json, "e2b", HINT, &r, err);
+  if (!rc) rc = read_all(r, out, err);
+  sbio_sdk_settings_free(r);
+  if (!rc && out->retry_max_s < out->retry_base_s) out->retry_max_s = out->retry_base_s;
+  if (rc) sbio__e2b_settings_free(out);
   return rc;
 }
 

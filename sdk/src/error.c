@@ -56,3 +56,12 @@ int sbio_sdk_error_status(sbio_bk_error *err, long status, sbio_sdk_op op, const
   if (err) err->provider_status = status > 0 && status < 1000 ? (int)status : 0;
   return code;
 }
+
+int sbio_sdk_error_answer(sbio_bk_error *err, int code, long status, const char *hint, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fill(err, code, hint, fmt, ap);
+  va_end(ap);
+  if (err) err->provider_status = status > 0 && status < 1000 ? (int)status : 0;
+  return sbio_sdk_code_valid(code) ? code : SBIO_E_INTERNAL;
+}

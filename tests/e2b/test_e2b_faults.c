@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The E2B backend against the emulator's injected faults: rate limits with
- * Retry-After, 5xx, slow answers, streams cut mid-envelope or split byte by
+ * Retry-After (a create refused with 429 is sent again after the wait,
+ * within its deadline), 5xx, slow answers, streams cut mid-envelope or split byte by
  * byte, keepalives, a sandbox vanishing mid-exec, end-of-stream errors,
  * a full disk, an old envd. */
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,16 +72,68 @@ static void sleep_s(double s) {
 }
 
 /* ------------------------------------------------------- control plane */
-static void test_429_on_create_is_not_retried(void **state) {
+/* Seconds between the first two requests the emulator saw for method and
+ * path (on its own clock), or -1. */
+static double gap_between_first_two(fx *f, const char *method, const char *path) {
+  char *text = emu_admin(&f->emu, "GET", "requests", NULL);
+  cJSON *doc = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  double at[2];
+  int n = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "requests")) {
+    const cJSON *m = cJSON_GetObjectItem(r, "method"), *p = cJSON_GetObjectItem(r, "path");
+    if (n < 2 && cJSON_IsString(m) && cJSON_IsString(p) && !strcmp(m->valuestring, method) &&
+        !strcmp(p->valuestring, path))
+      at[n++] = cJSON_GetObjectItem(r, "at")->valuedouble;
+  }
+  cJSON_Delete(doc);
+  return n == 2 ? at[1] - at[0] : -1;
+}
+
+/* E2B refused the create before doing anything: waiting what it asked and
+ * asking again is what a user expects, within the create's deadline. */
+static void test_429_on_create_is_retried_after_retry_after(void **state) {
+  fx *f = *state;
+  free(emu_admin(&f->emu, "DELETE", "requests", NULL));
+  emu_fault(&f->emu, "{\"server\":\"api\",\"method\":\"POST\",\"path\":\"^/sandboxes$\",\"action\":\"status\","
+                     "\"status\":429,\"retry_after\":\"1\",\"times\":1,\"message\":\"rate limit exceeded\"}");
+  sbio_sandbox *sb = must_create(f);
+  assert_int_equal(emu_count(&f->emu, "POST", "/sandboxes"), 2);
+  assert_true(gap_between_first_two(f, "POST", "/sandboxes") >= 0.95); /* it waited what E2B asked */
+  assert_int_equal(emu_live(&f->emu), 1);
+  sbio_sandbox_close(sb, NULL);
+  /* The other form of Retry-After: an HTTP date. */
+  free(emu_admin(&f->emu, "DELETE", "requests", NULL));
+  emu_fault(&f->emu, "{\"server\":\"api\",\"method\":\"POST\",\"path\":\"^/sandboxes$\",\"action\":\"status\","
+                     "\"status\":429,\"retry_after_in\":1,\"times\":1}");
+  sb = must_create(f);
+  assert_int_equal(emu_count(&f->emu, "POST", "/sandboxes"), 2);
+  assert_true(gap_between_first_two(f, "POST", "/sandboxes") > 0);
+  sbio_sandbox_close(sb, NULL);
+  assert_int_equal(emu_live(&f->emu), 0);
+}
+
+/* A wait the deadline cannot absorb is not made: the rate limit is the
+ * answer, at once, not a timeout at the deadline. */
+static void test_429_past_the_deadline_fails_in_time(void **state) {
   fx *f = *state;
   emu_fault(&f->emu, "{\"server\":\"api\",\"method\":\"POST\",\"path\":\"^/sandboxes$\",\"action\":\"status\","
-                     "\"status\":429,\"retry_after\":\"1\",\"message\":\"rate limit exceeded\"}");
+                     "\"status\":429,\"retry_after\":\"60\",\"times\":100,\"message\":\"rate limit exceeded\"}");
   sbio_error *err = sbio_error_new();
   sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f->host, "e2b://?timeout=5", NULL, &sb, err), SBIO_E_RATE_LIMIT);
+  assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1502"); /* not SBX_E1203, the deadline */
+  assert_non_null(strstr(sbio_error_message(err), "Retry-After 60"));
+  assert_int_equal(sbio_error_provider_status(err), 429);
+  assert_int_equal(emu_count(&f->emu, "POST", "/sandboxes"), 1);
+  /* Refused every time: bounded, 1 + max_retries attempts. */
+  free(emu_admin(&f->emu, "DELETE", "faults", NULL));
+  emu_fault(&f->emu, "{\"server\":\"api\",\"method\":\"POST\",\"path\":\"^/sandboxes$\",\"action\":\"status\","
+                     "\"status\":429,\"retry_after\":\"0\",\"times\":100}");
   assert_int_equal(sbio_sandbox_create(f->host, "e2b://", NULL, &sb, err), SBIO_E_RATE_LIMIT);
-  assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1502");
-  assert_non_null(strstr(sbio_error_message(err), "Retry-After 1"));
-  assert_int_equal(emu_count(&f->emu, "POST", "/sandboxes"), 1); /* never retried blindly */
+  assert_non_null(strstr(sbio_error_message(err), "(after 4 attempts)"));
+  assert_int_equal(emu_count(&f->emu, "POST", "/sandboxes"), 1 + 4);
   assert_int_equal(emu_live(&f->emu), 0);
   sbio_error_free(err);
 }
@@ -334,7 +388,8 @@ static void test_old_envd_multipart_upload_and_no_stdin(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
-      T(test_429_on_create_is_not_retried),
+      T(test_429_on_create_is_retried_after_retry_after),
+      T(test_429_past_the_deadline_fails_in_time),
       T(test_5xx_on_create_is_not_retried),
       T(test_429_with_retry_after_on_kill_is_retried),
       T(test_5xx_on_listing_is_retried_with_backoff),

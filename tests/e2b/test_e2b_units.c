@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The E2B backend's pure parts, built from its sources: the Connect
  * envelope parser under randomized splits and hostile input (a fuzz-style
- * test), base64, path resolution, URL checks, settings, Retry-After,
- * version gates, process events and the create request. */
+ * test), base64, path resolution, settings (with the SDK's URL policy),
+ * version gates, process events and the create request. (Retry-After,
+ * backoff and the URL policy itself are the SDK's, tested in tests/sdk.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,9 +22,7 @@
 #include "envelope.h"
 #include "paths.h"
 #include "procevent.h"
-#include "retry.h"
 #include "settings.h"
-#include "url.h"
 
 /* ------------------------------------------------------------ envelopes */
 typedef struct {
@@ -276,31 +275,7 @@ static void test_paths(void **state) {
   free(p);
 }
 
-/* ------------------------------------------------------ URLs, settings */
-static void test_urls(void **state) {
-  (void)state;
-  char *out, why[256];
-  assert_int_equal(sbio__e2b_url_check("https://api.e2b.app/", &out, why, sizeof why), 0);
-  assert_string_equal(out, "https://api.e2b.app");
-  free(out);
-  assert_int_equal(sbio__e2b_url_check("http://127.0.0.1:8080", &out, why, sizeof why), 0);
-  free(out);
-  assert_int_equal(sbio__e2b_url_check("http://[::1]:9/", &out, why, sizeof why), 0);
-  free(out);
-  assert_int_equal(sbio__e2b_url_check("http://localhost", &out, why, sizeof why), 0);
-  free(out);
-  assert_int_equal(sbio__e2b_url_check("http://10.0.0.1", &out, why, sizeof why), -1);
-  assert_non_null(strstr(why, "10.0.0.1"));
-  assert_int_equal(sbio__e2b_url_check("http://127.0.0.1.evil.com", &out, why, sizeof why), -1);
-  assert_int_equal(sbio__e2b_url_check("ftp://x", &out, why, sizeof why), -1);
-  assert_int_equal(sbio__e2b_url_check("https://a:b@x", &out, why, sizeof why), -1);
-  assert_int_equal(sbio__e2b_url_check("https://x/?q=1", &out, why, sizeof why), -1);
-  assert_int_equal(sbio__e2b_url_check("https://", &out, why, sizeof why), -1);
-  char *esc = sbio__e2b_escape("a b/c&d=\xc3\xa9", 0);
-  assert_string_equal(esc, "a%20b%2Fc%26d%3D%C3%A9");
-  free(esc);
-}
-
+/* ------------------------------------------------------------ settings */
 static void test_settings(void **state) {
   (void)state;
   unsetenv("E2B_API_URL");
@@ -327,27 +302,26 @@ static void test_settings(void **state) {
   assert_int_equal(sbio__e2b_settings_parse("{\"domain\":\"E2B.APP/x\"}", &s, &err), SBIO_E_CONFIG);
   assert_int_equal(sbio__e2b_settings_parse("[1]", &s, &err), SBIO_E_CONFIG);
   assert_int_equal(sbio__e2b_settings_parse("{\"a\":", &s, &err), SBIO_E_CONFIG);
+  /* URLs that will carry the key: https, or plain http to this machine. */
+  assert_int_equal(sbio__e2b_settings_parse("{\"api_url\":\"https://api.e2b.app/\"}", &s, &err), SBIO_OK);
+  assert_string_equal(s.api_url, "https://api.e2b.app");
+  sbio__e2b_settings_free(&s);
+  assert_int_equal(sbio__e2b_settings_parse("{\"sandbox_url\":\"http://[::1]:9/\"}", &s, &err), SBIO_OK);
+  assert_string_equal(s.sandbox_url, "http://[::1]:9");
+  sbio__e2b_settings_free(&s);
+  assert_int_equal(sbio__e2b_settings_parse("{\"api_url\":\"http://10.0.0.1\"}", &s, &err), SBIO_E_CONFIG);
+  assert_non_null(strstr(err.message, "e2b setting api_url: plain http to 10.0.0.1"));
+  assert_int_equal(sbio__e2b_settings_parse("{\"api_url\":\"https://a:pw0rd@x\"}", &s, &err), SBIO_E_CONFIG);
+  assert_null(strstr(err.message, "pw0rd"));
+  assert_int_equal(sbio__e2b_settings_parse("{\"api_url\":\"https://x/?q=t0ken\"}", &s, &err), SBIO_E_CONFIG);
+  assert_null(strstr(err.message, "t0ken"));
+  setenv("E2B_SANDBOX_URL", "http://127.0.0.1.evil.example", 1);
+  assert_int_equal(sbio__e2b_settings_parse("{}", &s, &err), SBIO_E_CONFIG);
+  assert_non_null(strstr(err.message, "environment variable E2B_SANDBOX_URL"));
+  unsetenv("E2B_SANDBOX_URL");
 }
 
-/* ---------------------------------------------------- retry, versions */
-static void test_retry_after_and_backoff(void **state) {
-  (void)state;
-  assert_true(sbio__e2b_retry_after_s("3", 0) == 3.0);
-  assert_true(sbio__e2b_retry_after_s("", 0) < 0);
-  assert_true(sbio__e2b_retry_after_s(NULL, 0) < 0);
-  assert_true(sbio__e2b_retry_after_s("soon", 0) < 0);
-  /* an HTTP date 10 s after "now" */
-  double d = sbio__e2b_retry_after_s("Sun, 06 Nov 1994 08:49:47 GMT", 784111777);
-  assert_true(d >= 9.9 && d <= 10.1);
-  assert_true(sbio__e2b_retry_after_s("Sun, 06 Nov 1994 08:49:37 GMT", 784111800) == 0);
-  e2b_settings s = {.retry_base_s = 0.1, .retry_max_s = 1.0};
-  for (int n = 0; n < 10; n++) {
-    double b = sbio__e2b_backoff_s(&s, n);
-    assert_true(b >= 0.08 && b <= 1.2);
-  }
-  assert_true(sbio__e2b_backoff_s(&s, 3) > 0.6);
-}
-
+/* ------------------------------------------------------------ versions */
 static void test_versions(void **state) {
   (void)state;
   assert_true(sbio__e2b_version_at_least("0.5.7", "0.5.7"));
@@ -432,9 +406,7 @@ int main(void) {
       cmocka_unit_test(test_exit_status_mapping),
       cmocka_unit_test(test_base64),
       cmocka_unit_test(test_paths),
-      cmocka_unit_test(test_urls),
       cmocka_unit_test(test_settings),
-      cmocka_unit_test(test_retry_after_and_backoff),
       cmocka_unit_test(test_versions),
       cmocka_unit_test(test_create_body),
   };

@@ -113,6 +113,23 @@ static void error_status(void **state) {
   assert_int_equal(err.provider_status, 0);
 }
 
+/* A provider answer the backend maps itself keeps its status. */
+static void error_answer(void **state) {
+  (void)state;
+  sbio_bk_error err = {.size = sizeof err};
+  assert_int_equal(sbio_sdk_error_answer(&err, SBIO_E_GONE, 502, "create a new one", "acme: %s is gone", "sb1"),
+                   SBIO_E_GONE);
+  assert_int_equal(err.code, SBIO_E_GONE);
+  assert_int_equal(err.provider_status, 502);
+  assert_string_equal(err.message, "acme: sb1 is gone");
+  assert_string_equal(err.hint, "create a new one");
+  assert_int_equal(sbio_sdk_error_answer(&err, 4242, 500, NULL, "x"), SBIO_E_INTERNAL); /* not in the catalogue */
+  assert_int_equal(err.provider_status, 500);
+  assert_int_equal(sbio_sdk_error_answer(&err, SBIO_E_FS, 99999, NULL, "x"), SBIO_E_FS);
+  assert_int_equal(err.provider_status, 0); /* not an HTTP status */
+  assert_int_equal(sbio_sdk_error_answer(NULL, SBIO_E_FS, 500, NULL, "x"), SBIO_E_FS);
+}
+
 static void long_message_is_cut_not_overflowed(void **state) {
   (void)state;
   char big[2000];
@@ -135,6 +152,7 @@ int main(void) {
       cmocka_unit_test(error_fills),
       cmocka_unit_test(error_refuses_invented_codes),
       cmocka_unit_test(error_status),
+      cmocka_unit_test(error_answer),
       cmocka_unit_test(long_message_is_cut_not_overflowed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

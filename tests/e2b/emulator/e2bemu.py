@@ -16,6 +16,7 @@ temporary directory.
 """
 
 import argparse
+import email.utils
 import os
 import shutil
 import signal
@@ -61,7 +62,8 @@ class Emulator:
             headers[k] = "<present>" if k.lower() in SECRET_HEADERS else v
         with self.lock:
             self.requests.append({"server": server, "method": h.command, "path": h.url_path,
-                                  "query": h.raw_query, "headers": headers, "status": None})
+                                  "query": h.raw_query, "headers": headers, "status": None,
+                                  "at": time.monotonic()})
             h.log_entry = self.requests[-1]
             del self.requests[:-LOG_LIMIT]
 
@@ -115,6 +117,10 @@ class Emulator:
             headers = {}
             if "retry_after" in rule:
                 headers["Retry-After"] = str(rule["retry_after"])
+            elif "retry_after_in" in rule:
+                # The other form RFC 9110 allows: an HTTP date, that many seconds ahead.
+                headers["Retry-After"] = email.utils.formatdate(time.time() + float(rule["retry_after_in"]),
+                                                                usegmt=True)
             h.read_body()
             body = rule.get("body") or {"code": status, "message": rule.get("message", "injected fault")}
             h.send_json(status, body, headers)

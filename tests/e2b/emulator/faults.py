@@ -7,7 +7,9 @@ and path (without the query) match is used and its `times` counted down.
 
 Actions:
   status    answer `status` with an E2B error body (`message`), plus a
-            Retry-After header when `retry_after` is given
+            Retry-After header when `retry_after` is given (sent as it is:
+            delay-seconds) or `retry_after_in` (an HTTP date that many
+            seconds ahead)
   delay     sleep `delay_ms`, then answer normally
   reset     close the connection without answering
   cut       (Process/Start) after `after_events` data envelopes, send half

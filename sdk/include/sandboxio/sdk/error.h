@@ -70,6 +70,15 @@ int sbio_sdk_error_status(sbio_bk_error *err, long status, sbio_sdk_op op, const
 #endif
     ;
 
+/* For a provider answer the backend maps itself (E2B's proxy answering
+ * 502 for a sandbox that is gone): `code` as chosen, provider_status set to
+ * `status`. */
+int sbio_sdk_error_answer(sbio_bk_error *err, int code, long status, const char *hint, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
 #ifdef __cplusplus
 }
 #endif
