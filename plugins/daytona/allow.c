@@ -71,26 +71,26 @@ int sbio__dt_allow_split(const char *const *allow, size_t n, dt_allow *out, sbio
     int v4 = ipv4_block(e, block, sizeof block);
     int rc = 0;
     if (v4 < 0) {
-      rc = sbio_bk_error_set(err, SBIO_E_CONFIG, HINT, "allow-list entry '%.100s' has an invalid prefix length", e);
+      rc = sbio_sdk_error(err, SBIO_E_CONFIG, HINT, "allow-list entry '%.100s' has an invalid prefix length", e);
     } else if (v4 > 0) {
       if (++cidrs > DT_MAX_CIDRS)
-        rc = sbio_bk_error_set(err, SBIO_E_CONFIG, HINT,
-                               "Daytona takes at most %d CIDR blocks in an allow-list; '%.100s' is one too many",
-                               DT_MAX_CIDRS, e);
+        rc = sbio_sdk_error(err, SBIO_E_CONFIG, HINT,
+                            "Daytona takes at most %d CIDR blocks in an allow-list; '%.100s' is one too many",
+                            DT_MAX_CIDRS, e);
       else if (append(&out->cidrs, block) != 0)
         rc = -1;
     } else if (strchr(e, ':')) {
-      rc = sbio_bk_error_set(err, SBIO_E_CONFIG, HINT,
-                             "allow-list entry '%.100s' is IPv6 or names a port; Daytona's allow-lists cannot "
-                             "express either",
-                             e);
+      rc = sbio_sdk_error(err, SBIO_E_CONFIG, HINT,
+                          "allow-list entry '%.100s' is IPv6 or names a port; Daytona's allow-lists cannot "
+                          "express either",
+                          e);
     } else if (domain_ok(e)) {
       if (append(&out->domains, e) != 0) rc = -1;
     } else {
-      rc = sbio_bk_error_set(err, SBIO_E_CONFIG, HINT,
-                             "allow-list entry '%.100s' is neither an IPv4 address, a CIDR block nor a domain name", e);
+      rc = sbio_sdk_error(err, SBIO_E_CONFIG, HINT,
+                          "allow-list entry '%.100s' is neither an IPv4 address, a CIDR block nor a domain name", e);
     }
-    if (rc == -1) rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory building the allow-list");
+    if (rc == -1) rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the allow-list");
     if (rc != 0) {
       sbio__dt_allow_free(out);
       return rc;

@@ -7,7 +7,7 @@
 #ifndef SBIO_DAYTONA_ALLOW_H
 #define SBIO_DAYTONA_ALLOW_H
 
-#include <sandboxio/backend.h>
+#include <sandboxio/sdk.h>
 
 #define DT_MAX_CIDRS 5
 

@@ -17,7 +17,7 @@ int sbio__dt_op_plan(void *instance, const sbio_bk_create_req *req, char *mechan
                      sbio_bk_error *err) {
   dt_instance *inst = instance;
   if (!inst || !req || !mechanism || mechanism_size < sizeof DT_MECHANISM)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona plan: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona plan: missing argument");
   int rc = sbio__dt_check_request(&inst->settings, req, err);
   if (rc == SBIO_OK) snprintf(mechanism, mechanism_size, "%s", DT_MECHANISM);
   return rc;
@@ -36,8 +36,10 @@ static void sandbox_name(dt_instance *inst, const char *session, char *out, size
 }
 
 void sbio__dt_cleanup(dt_instance *inst, const sbio_bk_call *call, const char *id_or_name, int by_name) {
-  sbio_bk_call own = {.size = sizeof own, .host = call->host};
-  own.deadline_ns = sbio_bk_now_ns(call) + (int64_t)(inst->settings.cleanup_timeout_s * 1e9);
+  /* The failed call's deadline may have passed, or it may be cancelled:
+   * the clean-up has a budget of its own and is never cancelled. */
+  sbio_bk_call own;
+  sbio_sdk_call_cleanup(&own, call, inst->settings.cleanup_timeout_s);
   dt_ctx ctx;
   sbio_bk_error err = {.size = sizeof err};
   char what[300];
@@ -70,8 +72,7 @@ static int finish(dt_ctx *ctx, dt_record *rec, dt_sandbox **out, sbio_bk_error *
   int rc = sbio__dt_wait_started(ctx, rec, &op, err);
   char toolbox[1024];
   if (rc == SBIO_OK) rc = sbio__dt_toolbox_resolve(ctx, rec, &op, toolbox, sizeof toolbox, err);
-  if (rc == SBIO_OK && !(*out = sbio__dt_sandbox_new(ctx->inst, rec->id, toolbox)))
-    rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory creating a Daytona sandbox handle");
+  if (rc == SBIO_OK) rc = sbio__dt_sandbox_new(ctx->inst, rec->id, toolbox, out, err);
   if (rc == SBIO_OK)
     sbio__dt_log(ctx->inst, SBIO_BK_LOG_DEBUG, "daytona: sandbox %s started (class %s)", rec->id,
                  rec->sandbox_class[0] ? rec->sandbox_class : "not reported");
@@ -82,7 +83,7 @@ int sbio__dt_op_create(void *instance, const sbio_bk_create_req *req, const sbio
                        sbio_bk_sandbox_info *info, sbio_bk_error *err) {
   dt_instance *inst = instance;
   if (!inst || !req || !call || !sandbox || !info)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona create: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona create: missing argument");
   *sandbox = NULL;
   dt_ctx ctx;
   int rc = sbio__dt_ctx_init(&ctx, inst, call, NULL, err);

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 const char *sbio__dt_status_text(long status) {
   switch (status) {
@@ -49,7 +50,7 @@ static void clean_copy(const char *in, char *out, size_t size) {
   out[o] = '\0';
 }
 
-void sbio__dt_provider_message(const dt_http_resp *resp, char *out, size_t size) {
+void sbio__dt_provider_message(const sbio_sdk_http_response *resp, char *out, size_t size) {
   out[0] = '\0';
   if (!resp->body || !resp->len) return;
   cJSON *doc = cJSON_ParseWithLength(resp->body, resp->len);
@@ -69,52 +70,44 @@ void sbio__dt_provider_message(const dt_http_resp *resp, char *out, size_t size)
   cJSON_Delete(doc);
 }
 
-static int set(sbio_bk_error *err, int code, long status, const char *hint, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int set(sbio_bk_error *err, int code, long status, const char *hint, const char *fmt, ...) {
-  va_list ap;
-  err->code = code;
-  err->provider_status = (int)status;
-  va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
-  va_end(ap);
-  snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : "");
-  return code;
+int sbio__dt_ok(const sbio_sdk_http_response *resp) {
+  return resp->outcome == SBIO_SDK_HTTP_ANSWERED && resp->status >= 200 && resp->status < 300;
 }
 
-static int fail_outcome(const dt_ctx *ctx, const dt_op *op, dt_http_outcome out, const dt_http_resp *resp,
-                        sbio_bk_error *err) {
-  switch (out) {
-  case DT_HTTP_DEADLINE:
-    return set(err, op->timeout_code, 0, "raise the timeout if Daytona needs longer",
-               "%s did not finish before its deadline", op->what);
-  case DT_HTTP_CANCELLED:
-    return set(err, op->fail_code, 0, NULL, "%s was cancelled", op->what);
-  case DT_HTTP_TOO_BIG:
-    return set(err, op->fail_code, resp->status, NULL, "Daytona's answer while %s was larger than this backend accepts",
-               op->what);
-  case DT_HTTP_NOMEM:
-    return set(err, SBIO_E_INTERNAL, 0, NULL, "out of memory while %s", op->what);
-  case DT_HTTP_SINK_STOPPED:
-    return set(err, SBIO_E_RESOURCE_LIMIT, 0, NULL, "%s was stopped by the caller (too much data)", op->what);
-  case DT_HTTP_RATE_LIMITED: {
-    char after[80] = "";
-    if (resp->has_retry_after) snprintf(after, sizeof after, "; it asked to wait %g s", resp->retry_after_s);
-    return set(err, SBIO_E_RATE_LIMIT, 429, "retry later or lower the request rate; Daytona limits requests per key",
-               "Daytona is throttling requests (429 Too Many Requests) while %s, after %d attempts%s", op->what,
-               resp->attempts, after);
-  }
-  case DT_HTTP_TRANSPORT:
-  default:
-    return set(err, op->fail_code, 0, "check the network and the API URL (settings.api_url or DAYTONA_API_URL)",
-               "could not reach Daytona while %s (after %d attempts): %s", op->what, resp->attempts,
-               ctx->detail[0] ? ctx->detail : "transport error");
+/* The wait a 429 asked for, as text ("; it asked to wait 30 s"), or "". */
+static void asked_to_wait(const sbio_sdk_http_response *resp, char *out, size_t size) {
+  char value[64];
+  long ms =
+      sbio_sdk_http_header(resp, "Retry-After", value, sizeof value) ? sbio_sdk_retry_after_ms(value, time(NULL)) : -1;
+  out[0] = '\0';
+  if (ms >= 0) snprintf(out, size, "; it asked to wait %g s", (double)ms / 1000.0);
+}
+
+static int fail_outcome(const dt_op *op, const sbio_sdk_http_response *resp, sbio_bk_error *err) {
+  switch (resp->outcome) {
+  case SBIO_SDK_HTTP_TIMEOUT:
+    return sbio_sdk_error_answer(err, op->timeout_code, 0, "raise the timeout if Daytona needs longer",
+                                 "%s did not finish before its deadline", op->what);
+  case SBIO_SDK_HTTP_CANCELLED:
+    return sbio_sdk_error_answer(err, op->fail_code, 0, NULL, "%s was cancelled", op->what);
+  case SBIO_SDK_HTTP_TOO_LARGE:
+    return sbio_sdk_error_answer(err, op->fail_code, resp->status, NULL,
+                                 "Daytona's answer while %s was larger than this backend accepts", op->what);
+  case SBIO_SDK_HTTP_NOMEM:
+    return sbio_sdk_error_answer(err, SBIO_E_INTERNAL, 0, NULL, "out of memory while %s", op->what);
+  case SBIO_SDK_HTTP_STOPPED:
+    return sbio_sdk_error_answer(err, SBIO_E_RESOURCE_LIMIT, 0, NULL, "%s was stopped by the caller (too much data)",
+                                 op->what);
+  default: /* unreachable, broken, too slow */
+    return sbio_sdk_error_answer(err, op->fail_code, 0,
+                                 "check the network and the API URL (settings.api_url or DAYTONA_API_URL)",
+                                 "could not reach Daytona while %s (after %d attempt%s): %s", op->what, resp->attempts,
+                                 resp->attempts == 1 ? "" : "s", resp->error[0] ? resp->error : "transport error");
   }
 }
 
-int sbio__dt_fail(const dt_ctx *ctx, const dt_op *op, dt_http_outcome out, const dt_http_resp *resp,
-                  sbio_bk_error *err) {
-  if (out != DT_HTTP_OK) return fail_outcome(ctx, op, out, resp, err);
+int sbio__dt_fail(const dt_ctx *ctx, const dt_op *op, const sbio_sdk_http_response *resp, sbio_bk_error *err) {
+  if (resp->outcome != SBIO_SDK_HTTP_ANSWERED) return fail_outcome(op, resp, err);
   long st = resp->status;
   char said[300], tail[340] = "", attempts[40] = "";
   sbio__dt_provider_message(resp, said, sizeof said);
@@ -126,29 +119,38 @@ int sbio__dt_fail(const dt_ctx *ctx, const dt_op *op, dt_http_outcome out, const
 
   if (st == 401) {
     snprintf(hint, sizeof hint, "check the key in %s; Daytona's dashboard creates keys", key_env);
-    return set(err, SBIO_E_AUTH, st, hint, "Daytona rejected the API key from %s (401 Unauthorized) while %s%s",
-               key_env, op->what, tail);
+    return sbio_sdk_error_answer(err, SBIO_E_AUTH, st, hint,
+                                 "Daytona rejected the API key from %s (401 Unauthorized) while %s%s", key_env,
+                                 op->what, tail);
   }
   if (st == 403) {
     snprintf(hint, sizeof hint, "the key in %s lacks a permission this needs, or belongs to another organization",
              key_env);
-    return set(err, SBIO_E_AUTH, st, hint, "Daytona denied access (403 Forbidden) while %s%s", op->what, tail);
+    return sbio_sdk_error_answer(err, SBIO_E_AUTH, st, hint, "Daytona denied access (403 Forbidden) while %s%s",
+                                 op->what, tail);
   }
   if (st == 404)
-    return set(err, op->not_found_code, st, NULL, "Daytona found nothing (404 Not Found) while %s%s", op->what, tail);
+    return sbio_sdk_error_answer(err, op->not_found_code, st, NULL, "Daytona found nothing (404 Not Found) while %s%s",
+                                 op->what, tail);
   if (st == 408)
-    return set(err, op->timeout_code, st, "raise the timeout if the command needs longer",
-               "Daytona stopped waiting (408 Request Timeout) while %s%s", op->what, tail);
-  if (st == 429)
-    return set(err, SBIO_E_RATE_LIMIT, st, "retry later or lower the request rate",
-               "Daytona is throttling requests (429 Too Many Requests) while %s%s", op->what, tail);
+    return sbio_sdk_error_answer(err, op->timeout_code, st, "raise the timeout if the command needs longer",
+                                 "Daytona stopped waiting (408 Request Timeout) while %s%s", op->what, tail);
+  if (st == 429) {
+    /* Retried by the SDK while attempts and the deadline allowed. */
+    char wait[80];
+    asked_to_wait(resp, wait, sizeof wait);
+    return sbio_sdk_error_answer(
+        err, SBIO_E_RATE_LIMIT, 429, "retry later or lower the request rate; Daytona limits requests per key",
+        "Daytona is throttling requests (429 Too Many Requests) while %s, after %d attempt%s%s", op->what,
+        resp->attempts, resp->attempts == 1 ? "" : "s", wait);
+  }
   if (st >= 500 && !said[0])
-    return set(err, op->fail_code, st,
-               "usually transient (a proxy or load balancer in front of Daytona answered); try again",
-               "Daytona answered %ld%s%s with no details while %s%s", st, text[0] ? " " : "", text, op->what, attempts);
+    return sbio_sdk_error_answer(
+        err, op->fail_code, st, "usually transient (a proxy or load balancer in front of Daytona answered); try again",
+        "Daytona answered %ld%s%s with no details while %s%s", st, text[0] ? " " : "", text, op->what, attempts);
   if (st >= 500)
-    return set(err, op->fail_code, st, "usually transient; try again", "Daytona failed while %s (%ld %s)%s%s", op->what,
-               st, text, tail, attempts);
-  return set(err, op->fail_code, st, NULL, "Daytona refused %s (%ld%s%s)%s", op->what, st, text[0] ? " " : "", text,
-             tail);
+    return sbio_sdk_error_answer(err, op->fail_code, st, "usually transient; try again",
+                                 "Daytona failed while %s (%ld %s)%s%s", op->what, st, text, tail, attempts);
+  return sbio_sdk_error_answer(err, op->fail_code, st, NULL, "Daytona refused %s (%ld%s%s)%s", op->what, st,
+                               text[0] ? " " : "", text, tail);
 }

@@ -3,8 +3,11 @@
  * command has ended, with stdout and stderr as one combined text, so output
  * arrives in one piece on stream 1 (the backend declares neither streaming
  * nor separate stderr). The command's deadline travels as the request's
- * timeout, which makes the daemon kill the whole process group and answer
- * 408. */
+ * timeout (whole seconds, rounded up), which makes the daemon kill the
+ * whole process group and answer 408. That answer is the exec's kill step:
+ * it is waited for at most ANSWER_GRACE_S past the deadline (every backend
+ * kills after the deadline, each with a bounded budget), and the exec is
+ * SBX_E1302 either way. */
 #include "ops.h"
 
 #include "errmap.h"
@@ -18,21 +21,22 @@
 #include <string.h>
 
 #define KILLED_EXIT 137
-/* How long past the deadline the daemon's own 408 may take to arrive. */
+/* How long past the deadline the daemon's own 408 (its kill, confirmed)
+ * may take to arrive. */
 #define ANSWER_GRACE_S 5.0
-#define MAX_RESULT ((size_t)256 * 1024 * 1024)
 
-static char *request_body(dt_ctx *ctx, dt_sandbox *sb, const sbio_bk_exec_req *req, sbio_bk_error *err) {
+static char *request_body(dt_ctx *ctx, dt_sandbox *sb, const sbio_bk_exec_req *req, const sbio_bk_call *call,
+                          sbio_bk_error *err) {
   for (size_t i = 0; i < req->n_env; i++)
     if (!sbio__dt_env_name_ok(req->env[i].key)) {
-      sbio_bk_error_set(err, SBIO_E_CONFIG, "names are letters, digits and '_', not starting with a digit",
-                        "environment variable name '%.80s' is not valid", req->env[i].key ? req->env[i].key : "");
+      sbio_sdk_error(err, SBIO_E_CONFIG, "names are letters, digits and '_', not starting with a digit",
+                     "environment variable name '%.80s' is not valid", req->env[i].key ? req->env[i].key : "");
       return NULL;
     }
   char cwd[4096];
   if (req->cwd && sbio__dt_abs_path(ctx, sb, req->cwd, cwd, sizeof cwd, err) != SBIO_OK) return NULL;
   char *command = req->shell ? strdup(req->shell) : sbio__dt_shell_join(req->argv, req->argc);
-  double timeout = ceil(sbio__dt_remaining_s(ctx));
+  double timeout = ceil((double)sbio_bk_remaining_ns(call) / 1e9); /* the command's own deadline */
   cJSON *body = cJSON_CreateObject(), *envs = NULL;
   int bad = !command || !body || !cJSON_AddStringToObject(body, "command", command) ||
             !cJSON_AddNumberToObject(body, "timeout", timeout < 1 ? 1 : timeout) ||
@@ -48,13 +52,13 @@ static char *request_body(dt_ctx *ctx, dt_sandbox *sb, const sbio_bk_exec_req *r
   char *text = bad ? NULL : cJSON_PrintUnformatted(body);
   cJSON_Delete(body);
   free(command);
-  if (!text) sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory preparing a command for Daytona");
+  if (!text) sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory preparing a command for Daytona");
   return text;
 }
 
 /* The 200 answer: {"exitCode": n, "result": "..."} ("code" on very old
  * daemons). */
-static int deliver(dt_sandbox *sb, const dt_http_resp *resp, const sbio_bk_exec_req *req, int *exit_code,
+static int deliver(dt_sandbox *sb, const sbio_sdk_http_response *resp, const sbio_bk_exec_req *req, int *exit_code,
                    sbio_bk_error *err) {
   cJSON *doc = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->len);
   const cJSON *code = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "exitCode") : NULL;
@@ -62,12 +66,12 @@ static int deliver(dt_sandbox *sb, const dt_http_resp *resp, const sbio_bk_exec_
   const cJSON *result = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "result") : NULL;
   int rc = SBIO_OK;
   if (!cJSON_IsNumber(code)) {
-    rc = sbio_bk_error_set(err, SBIO_E_EXEC, NULL, "Daytona's answer for a command in sandbox %s has no exit code",
-                           sb->id);
+    rc =
+        sbio_sdk_error(err, SBIO_E_EXEC, NULL, "Daytona's answer for a command in sandbox %s has no exit code", sb->id);
   } else if (code->valuedouble == -1) {
     /* The daemon could not start it (a missing cwd, no shell). */
-    rc = sbio_bk_error_set(err, SBIO_E_EXEC, NULL, "Daytona could not start the command in sandbox %s: %.300s", sb->id,
-                           cJSON_IsString(result) ? result->valuestring : "no reason given");
+    rc = sbio_sdk_error(err, SBIO_E_EXEC, NULL, "Daytona could not start the command in sandbox %s: %.300s", sb->id,
+                        cJSON_IsString(result) ? result->valuestring : "no reason given");
   } else {
     double v = code->valuedouble;
     *exit_code = (v >= 0 && v <= 255 && v == floor(v)) ? (int)v : KILLED_EXIT;
@@ -82,22 +86,22 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
                      sbio_bk_error *err) {
   dt_sandbox *sb = sandbox;
   if (!sb || !req || !call || !exit_code || (!req->shell && (!req->argv || !req->argc)))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona exec: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona exec: missing argument");
   *exit_code = -1;
-  if (req->has_stdin)
-    return sbio_bk_error_set(err, SBIO_E_CAPABILITY, NULL, "Daytona's process/execute takes no stdin");
+  if (req->has_stdin) return sbio_sdk_error(err, SBIO_E_CAPABILITY, NULL, "Daytona's process/execute takes no stdin");
   if (atomic_load(&sb->killed))
-    return sbio_bk_error_set(err, SBIO_E_GONE, "create a new sandbox", "sandbox %s was killed", sb->id);
+    return sbio_sdk_error(err, SBIO_E_GONE, "create a new sandbox", "sandbox %s was killed", sb->id);
   if (sbio_bk_remaining_ns(call) <= 0) {
     *exit_code = KILLED_EXIT;
-    return sbio_bk_error_set(err, SBIO_E_EXEC_TIMEOUT, NULL, "the command's deadline passed before it started");
+    return sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, NULL, "the command's deadline passed before it started");
   }
   dt_ctx ctx;
   int rc = sbio__dt_ctx_init(&ctx, sb->inst, call, &sb->killed, err);
-  char *body = rc == SBIO_OK ? request_body(&ctx, sb, req, err) : NULL;
-  char *url = body ? sbio__dt_toolbox_url(sb, "/process/execute", NULL, NULL) : NULL;
+  /* The exec's call, with the kill step's allowance (see the top); still
+   * cancelled with it. */
+  ctx.call.deadline_ns = call->deadline_ns + (int64_t)(ANSWER_GRACE_S * 1e9);
+  char *body = rc == SBIO_OK ? request_body(&ctx, sb, req, call, err) : NULL;
   if (rc == SBIO_OK && !body) rc = err->code ? err->code : SBIO_E_INTERNAL;
-  if (rc == SBIO_OK && !url) rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
   if (rc != SBIO_OK) {
     free(body);
     sbio__dt_ctx_done(&ctx);
@@ -106,21 +110,26 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   char what[200];
   snprintf(what, sizeof what, "running a command in sandbox %s", sb->id);
   dt_op op = {what, SBIO_E_EXEC, SBIO_E_GONE, SBIO_E_EXEC_TIMEOUT};
-  dt_http_req hreq = {.method = "POST", .url = url, .json = body, .max_body = MAX_RESULT, .extra_s = ANSWER_GRACE_S};
-  dt_http_resp resp;
-  dt_http_outcome o = sbio__dt_http(&ctx, &hreq, &resp);
-  if (o == DT_HTTP_CANCELLED) {
-    *exit_code = KILLED_EXIT; /* the sandbox is being killed: the command died with it */
-  } else if (o == DT_HTTP_OK && resp.status >= 200 && resp.status < 300) {
+  sbio_sdk_http_request hreq = sbio__dt_request(&ctx, "POST", "/process/execute");
+  hreq.body = body;
+  hreq.body_len = strlen(body);
+  hreq.timeout_ms = SBIO_SDK_HTTP_NO_TIMEOUT; /* as long as the command may run, not one request's limit */
+  sbio_sdk_http_response resp;
+  sbio_sdk_http_send(sb->toolbox, &hreq, &ctx.call, &resp);
+  if (resp.outcome == SBIO_SDK_HTTP_CANCELLED || (!sbio__dt_ok(&resp) && sbio__dt_cancelled(&ctx))) {
+    /* The sandbox is being killed: the command died with it, whatever the
+     * toolbox managed to answer before the connection went. */
+    *exit_code = KILLED_EXIT;
+  } else if (sbio__dt_ok(&resp)) {
     rc = deliver(sb, &resp, req, exit_code, err);
   } else {
-    if (o == DT_HTTP_DEADLINE || (o == DT_HTTP_OK && resp.status == 408)) *exit_code = KILLED_EXIT;
-    if (o == DT_HTTP_OK && (resp.status == 404 || resp.status == 409))
+    int answered = resp.outcome == SBIO_SDK_HTTP_ANSWERED;
+    if (resp.outcome == SBIO_SDK_HTTP_TIMEOUT || (answered && resp.status == 408)) *exit_code = KILLED_EXIT;
+    if (answered && (resp.status == 404 || resp.status == 409))
       rc = sbio__dt_toolbox_gone(&ctx, sb->id, what, err); /* the proxy: no such sandbox, or not running */
-    if (rc == SBIO_OK) rc = sbio__dt_fail(&ctx, &op, o, &resp, err);
+    if (rc == SBIO_OK) rc = sbio__dt_fail(&ctx, &op, &resp, err);
   }
-  sbio__dt_http_resp_free(&resp);
-  free(url);
+  sbio_sdk_http_response_free(&resp);
   free(body);
   sbio__dt_ctx_done(&ctx);
   return rc;

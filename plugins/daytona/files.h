@@ -23,7 +23,7 @@ void sbio__dt_fop_end(dt_fop *f);
 /* A failed toolbox answer for this operation: 404 is PathNotFound, 409 (the
  * sandbox is not running) and a kill meanwhile are SandboxGone, the rest a
  * FileSystemError with Daytona's message. */
-int sbio__dt_fop_fail(dt_fop *f, dt_http_outcome o, const dt_http_resp *resp, sbio_bk_error *err);
+int sbio__dt_fop_fail(dt_fop *f, const sbio_sdk_http_response *resp, sbio_bk_error *err);
 
 /* GET /files/info?path=abs: whether it exists and is a directory. */
 int sbio__dt_stat(dt_fop *f, const char *abs, int *exists, int *is_dir, sbio_bk_error *err);

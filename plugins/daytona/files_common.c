@@ -12,9 +12,9 @@
 int sbio__dt_fop_begin(dt_fop *f, dt_sandbox *sb, const char *path, const sbio_bk_call *call, const char *verb,
                        sbio_bk_error *err) {
   if (!sb || !path || !*path || !call)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona %s: missing argument", verb);
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona %s: missing argument", verb);
   if (atomic_load(&sb->killed))
-    return sbio_bk_error_set(err, SBIO_E_GONE, "create a new sandbox", "sandbox %s was killed", sb->id);
+    return sbio_sdk_error(err, SBIO_E_GONE, "create a new sandbox", "sandbox %s was killed", sb->id);
   f->sb = sb;
   int rc = sbio__dt_ctx_init(&f->ctx, sb->inst, call, &sb->killed, err);
   if (rc == SBIO_OK) rc = sbio__dt_abs_path(&f->ctx, sb, path, f->path, sizeof f->path, err);
@@ -31,15 +31,16 @@ void sbio__dt_fop_end(dt_fop *f) {
   sbio__dt_ctx_done(&f->ctx);
 }
 
-int sbio__dt_fop_fail(dt_fop *f, dt_http_outcome o, const dt_http_resp *resp, sbio_bk_error *err) {
-  if (o == DT_HTTP_CANCELLED && atomic_load(&f->sb->killed))
-    return sbio_bk_error_set(err, SBIO_E_GONE, NULL, "sandbox %s was killed while %s", f->sb->id, f->what);
-  if (o == DT_HTTP_OK && (resp->status == 404 || resp->status == 409)) {
+int sbio__dt_fop_fail(dt_fop *f, const sbio_sdk_http_response *resp, sbio_bk_error *err) {
+  int answered = resp->outcome == SBIO_SDK_HTTP_ANSWERED;
+  if (resp->outcome == SBIO_SDK_HTTP_CANCELLED && atomic_load(&f->sb->killed))
+    return sbio_sdk_error(err, SBIO_E_GONE, NULL, "sandbox %s was killed while %s", f->sb->id, f->what);
+  if (answered && (resp->status == 404 || resp->status == 409)) {
     int gone = sbio__dt_toolbox_gone(&f->ctx, f->sb->id, f->what, err);
     if (gone != SBIO_OK) return gone;
   }
-  int rc = sbio__dt_fail(&f->ctx, &f->op, o, resp, err);
-  if (o == DT_HTTP_OK && resp->status == 404)
+  int rc = sbio__dt_fail(&f->ctx, &f->op, resp, err);
+  if (answered && resp->status == 404)
     snprintf(err->message, sizeof err->message, "no such file or directory: %.480s", f->path);
   return rc;
 }
@@ -47,25 +48,25 @@ int sbio__dt_fop_fail(dt_fop *f, dt_http_outcome o, const dt_http_resp *resp, sb
 int sbio__dt_stat(dt_fop *f, const char *abs, int *exists, int *is_dir, sbio_bk_error *err) {
   /* A 404 here is "no such path" unless the sandbox itself is gone. */
   *exists = *is_dir = 0;
-  char *url = sbio__dt_toolbox_url(f->sb, "/files/info", abs, NULL);
-  if (!url) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
-  dt_http_req req = {.method = "GET", .url = url, .idempotent = 1};
-  dt_http_resp resp;
-  dt_http_outcome o = sbio__dt_http(&f->ctx, &req, &resp);
-  free(url);
+  char *path = sbio__dt_toolbox_path("/files/info", abs, NULL);
+  if (!path) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  sbio_sdk_http_request req = sbio__dt_request(&f->ctx, "GET", path);
+  sbio_sdk_http_response resp;
+  sbio_sdk_http_send(f->sb->toolbox, &req, &f->ctx.call, &resp);
+  free(path);
   int rc = SBIO_OK;
-  if (o == DT_HTTP_OK && resp.status == 404) {
+  if (resp.outcome == SBIO_SDK_HTTP_ANSWERED && resp.status == 404) {
     rc = sbio__dt_toolbox_gone(&f->ctx, f->sb->id, f->what, err);
-  } else if (o == DT_HTTP_OK && resp.status >= 200 && resp.status < 300) {
+  } else if (sbio__dt_ok(&resp)) {
     cJSON *doc = cJSON_ParseWithLength(resp.body ? resp.body : "", resp.len);
     const cJSON *d = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "isDir") : NULL;
     *exists = 1;
     *is_dir = cJSON_IsTrue(d);
     cJSON_Delete(doc);
   } else {
-    rc = sbio__dt_fop_fail(f, o, &resp, err);
+    rc = sbio__dt_fop_fail(f, &resp, err);
   }
-  sbio__dt_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 

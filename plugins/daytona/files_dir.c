@@ -12,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int entries(dt_fop *f, const dt_http_resp *resp, sbio_bk_dirent_fn entry, void *user, sbio_bk_error *err) {
+static int entries(dt_fop *f, const sbio_sdk_http_response *resp, sbio_bk_dirent_fn entry, void *user,
+                   sbio_bk_error *err) {
   cJSON *doc = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->len);
   if (!cJSON_IsArray(doc)) {
     cJSON_Delete(doc);
-    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "Daytona's listing of %s is not a list of files", f->path);
+    return sbio_sdk_error(err, SBIO_E_FS, NULL, "Daytona's listing of %s is not a list of files", f->path);
   }
   const cJSON *it;
   int rc = SBIO_OK;
@@ -27,7 +28,7 @@ static int entries(dt_fop *f, const dt_http_resp *resp, sbio_bk_dirent_fn entry,
     size_t n = strlen(f->path) + strlen(name->valuestring) + 2;
     char *full = malloc(n);
     if (!full) {
-      rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory listing %s", f->path);
+      rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory listing %s", f->path);
       break;
     }
     snprintf(full, n, "%s%s%s", f->path, strcmp(f->path, "/") == 0 ? "" : "/", name->valuestring);
@@ -46,27 +47,27 @@ static int entries(dt_fop *f, const dt_http_resp *resp, sbio_bk_dirent_fn entry,
 
 int sbio__dt_op_file_list(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_dirent_fn entry,
                           void *user, sbio_bk_error *err) {
-  if (!entry) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona file_list: no entry callback");
+  if (!entry) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona file_list: no entry callback");
   dt_fop f;
   int rc = sbio__dt_fop_begin(&f, sandbox, path, call, "listing", err);
   if (rc != SBIO_OK) return rc;
-  char *url = sbio__dt_toolbox_url(f.sb, "/files", f.path, NULL);
-  if (!url) {
+  char *listing = sbio__dt_toolbox_path("/files", f.path, NULL);
+  if (!listing) {
     sbio__dt_fop_end(&f);
-    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+    return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   }
-  dt_http_req req = {.method = "GET", .url = url, .idempotent = 1, .max_body = (size_t)64 * 1024 * 1024};
-  dt_http_resp resp;
-  dt_http_outcome o = sbio__dt_http(&f.ctx, &req, &resp);
-  free(url);
-  if (o == DT_HTTP_OK && resp.status >= 200 && resp.status < 300)
+  sbio_sdk_http_request req = sbio__dt_request(&f.ctx, "GET", listing);
+  sbio_sdk_http_response resp;
+  sbio_sdk_http_send(f.sb->toolbox, &req, &f.ctx.call, &resp);
+  free(listing);
+  if (sbio__dt_ok(&resp))
     rc = entries(&f, &resp, entry, user, err);
-  else if (o == DT_HTTP_OK && resp.status == 400)
-    rc = sbio_bk_error_set(err, SBIO_E_FS, NULL, "not a directory: %s", f.path);
+  else if (resp.outcome == SBIO_SDK_HTTP_ANSWERED && resp.status == 400)
+    rc = sbio_sdk_error_answer(err, SBIO_E_FS, 400, NULL, "not a directory: %s", f.path);
   else
-    rc = sbio__dt_fop_fail(&f, o, &resp, err);
+    rc = sbio__dt_fop_fail(&f, &resp, err);
   if (rc == SBIO_E_PATH_NOT_FOUND) snprintf(err->message, sizeof err->message, "no such directory: %.480s", f.path);
-  sbio__dt_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   sbio__dt_fop_end(&f);
   return rc;
 }
@@ -83,17 +84,17 @@ static int mkdir_precheck(dt_fop *f, int parents, int *done, sbio_bk_error *err)
     return SBIO_OK;
   }
   if (exists)
-    return sbio_bk_error_set(err, SBIO_E_FS, is_dir ? "pass parents to accept an existing directory" : NULL,
-                             "already exists: %s", f->path);
+    return sbio_sdk_error(err, SBIO_E_FS, is_dir ? "pass parents to accept an existing directory" : NULL,
+                          "already exists: %s", f->path);
   if (parents) return SBIO_OK;
   char parent[4096];
   sbio__dt_parent(f->path, parent, sizeof parent);
   rc = sbio__dt_stat(f, parent, &exists, &is_dir, err);
   if (rc == SBIO_OK && !exists)
-    return sbio_bk_error_set(err, SBIO_E_PATH_NOT_FOUND, "create the parent directory first, or pass parents",
-                             "parent directory %s does not exist (creating %s)", parent, f->path);
+    return sbio_sdk_error(err, SBIO_E_PATH_NOT_FOUND, "create the parent directory first, or pass parents",
+                          "parent directory %s does not exist (creating %s)", parent, f->path);
   if (rc == SBIO_OK && !is_dir)
-    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "%s is not a directory (creating %s)", parent, f->path);
+    return sbio_sdk_error(err, SBIO_E_FS, NULL, "%s is not a directory (creating %s)", parent, f->path);
   return rc;
 }
 
@@ -104,16 +105,18 @@ int sbio__dt_op_file_mkdir(void *sandbox, const char *path, int parents, const s
   int done = 0;
   rc = mkdir_precheck(&f, parents, &done, err);
   if (rc == SBIO_OK && !done) {
-    char *url = sbio__dt_toolbox_url(f.sb, "/files/folder", f.path, "mode=0755");
-    if (!url) {
-      rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+    char *folder = sbio__dt_toolbox_path("/files/folder", f.path, "mode=0755");
+    if (!folder) {
+      rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
     } else {
-      dt_http_req req = {.method = "POST", .url = url, .idempotent = 1};
-      dt_http_resp resp;
-      dt_http_outcome o = sbio__dt_http(&f.ctx, &req, &resp);
-      if (o != DT_HTTP_OK || resp.status < 200 || resp.status >= 300) rc = sbio__dt_fop_fail(&f, o, &resp, err);
-      sbio__dt_http_resp_free(&resp);
-      free(url);
+      /* Making a directory that exists is what mkdir -p does: idempotent. */
+      sbio_sdk_http_request req = sbio__dt_request(&f.ctx, "POST", folder);
+      req.retry = SBIO_SDK_RETRY_IDEMPOTENT;
+      sbio_sdk_http_response resp;
+      sbio_sdk_http_send(f.sb->toolbox, &req, &f.ctx.call, &resp);
+      if (!sbio__dt_ok(&resp)) rc = sbio__dt_fop_fail(&f, &resp, err);
+      sbio_sdk_http_response_free(&resp);
+      free(folder);
     }
   }
   sbio__dt_fop_end(&f);
@@ -133,19 +136,19 @@ int sbio__dt_op_file_remove(void *sandbox, const char *path, const sbio_bk_call 
   }
   if (strcmp(f.path, "/") == 0 || (sb->workdir[0] && strcmp(f.path, sb->workdir) == 0)) {
     sbio__dt_fop_end(&f);
-    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "refusing to remove %s (the root or the work directory)", f.path);
+    return sbio_sdk_error(err, SBIO_E_FS, NULL, "refusing to remove %s (the root or the work directory)", f.path);
   }
-  char *url = sbio__dt_toolbox_url(sb, "/files", f.path, "recursive=true");
-  if (!url) {
+  char *rm = sbio__dt_toolbox_path("/files", f.path, "recursive=true");
+  if (!rm) {
     sbio__dt_fop_end(&f);
-    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+    return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   }
-  dt_http_req req = {.method = "DELETE", .url = url, .idempotent = 1};
-  dt_http_resp resp;
-  dt_http_outcome o = sbio__dt_http(&f.ctx, &req, &resp);
-  free(url);
-  if (o != DT_HTTP_OK || resp.status < 200 || resp.status >= 300) rc = sbio__dt_fop_fail(&f, o, &resp, err);
-  sbio__dt_http_resp_free(&resp);
+  sbio_sdk_http_request req = sbio__dt_request(&f.ctx, "DELETE", rm);
+  sbio_sdk_http_response resp;
+  sbio_sdk_http_send(sb->toolbox, &req, &f.ctx.call, &resp);
+  free(rm);
+  if (!sbio__dt_ok(&resp)) rc = sbio__dt_fop_fail(&f, &resp, err);
+  sbio_sdk_http_response_free(&resp);
   sbio__dt_fop_end(&f);
   return rc;
 }

@@ -76,14 +76,14 @@ int sbio__dt_op_list_managed(void *instance, const sbio_bk_kv *labels, size_t n_
                              sbio_bk_managed_fn entry, void *user, sbio_bk_error *err) {
   dt_instance *inst = instance;
   if (!inst || !call || !entry || (n_labels && !labels))
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona list_managed: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona list_managed: missing argument");
   dt_ctx ctx;
   int rc = sbio__dt_ctx_init(&ctx, inst, call, NULL, err);
   if (rc != SBIO_OK) return rc;
   char *filter = filter_json(labels, n_labels);
   if (!filter) {
     sbio__dt_ctx_done(&ctx);
-    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+    return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   }
   dt_op op = {"listing Daytona sandboxes", SBIO_E_CONNECT, SBIO_E_CONNECT, SBIO_E_CONNECT};
   lister l = {labels, n_labels, entry, user, 0};
@@ -91,10 +91,10 @@ int sbio__dt_op_list_managed(void *instance, const sbio_bk_kv *labels, size_t n_
   for (int page = 0; rc == SBIO_OK; page++) {
     char *next = NULL;
     rc = sbio__dt_api_list_page(&ctx, filter, cursor, &op, on_record, &l, &next, err);
-    if (rc == SBIO_OK && l.oom) rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory listing sandboxes");
+    if (rc == SBIO_OK && l.oom) rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory listing sandboxes");
     if (rc == SBIO_OK && next && ((cursor && strcmp(next, cursor) == 0) || page + 1 >= MAX_PAGES))
-      rc = sbio_bk_error_set(err, SBIO_E_CONNECT, NULL,
-                             "Daytona's sandbox list does not end (cursor repeated or more than %d pages)", MAX_PAGES);
+      rc = sbio_sdk_error(err, SBIO_E_CONNECT, NULL,
+                          "Daytona's sandbox list does not end (cursor repeated or more than %d pages)", MAX_PAGES);
     free(cursor);
     cursor = next;
     if (!cursor) break;
@@ -109,7 +109,7 @@ int sbio__dt_op_kill_managed(void *instance, const char *id, const sbio_bk_call 
                              sbio_bk_error *err) {
   dt_instance *inst = instance;
   if (!inst || !id || !*id || !call || !killed)
-    return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona kill_managed: missing argument");
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona kill_managed: missing argument");
   *killed = 0;
   char what[200];
   snprintf(what, sizeof what, "deleting sandbox %.128s", id);
@@ -123,9 +123,8 @@ int sbio__dt_op_kill_managed(void *instance, const char *id, const sbio_bk_call 
     /* Reap deletes only what sandboxio made, whatever id it is given. */
     const char *m = sbio__dt_record_label(&rec, DT_LABEL_MANAGED);
     if (!m || strcmp(m, "true") != 0)
-      rc =
-          sbio_bk_error_set(err, SBIO_E_CONNECT, "reap removes only sandboxes sandboxio created",
-                            "refusing to delete Daytona sandbox %s: it has no %s=true label", rec.id, DT_LABEL_MANAGED);
+      rc = sbio_sdk_error(err, SBIO_E_CONNECT, "reap removes only sandboxes sandboxio created",
+                          "refusing to delete Daytona sandbox %s: it has no %s=true label", rec.id, DT_LABEL_MANAGED);
     else if (strcmp(rec.state, "destroyed") != 0 && strcmp(rec.state, "destroying") != 0)
       rc = sbio__dt_api_delete(&ctx, rec.id, &op, &existed, err);
     sbio__dt_record_free(&rec);

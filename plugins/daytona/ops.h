@@ -27,9 +27,9 @@ int sbio__dt_op_list_managed(void *instance, const sbio_bk_kv *labels, size_t n_
                              sbio_bk_managed_fn entry, void *user, sbio_bk_error *err);
 int sbio__dt_op_kill_managed(void *instance, const char *id, const sbio_bk_call *call, int *killed, sbio_bk_error *err);
 
-/* A handle for sandbox `id` whose toolbox is at `toolbox` (NULL on
- * out-of-memory); freed by sbio__dt_op_release. */
-dt_sandbox *sbio__dt_sandbox_new(dt_instance *inst, const char *id, const char *toolbox);
+/* A handle for sandbox `id` whose toolbox is at `toolbox` (an SDK client
+ * of its own); freed by sbio__dt_op_release. */
+int sbio__dt_sandbox_new(dt_instance *inst, const char *id, const char *toolbox, dt_sandbox **out, sbio_bk_error *err);
 /* Fills what the core's info struct has room for. */
 void sbio__dt_fill_info(sbio_bk_sandbox_info *info, const char *id);
 /* Deletes a sandbox after a failed create or connect, under a deadline of

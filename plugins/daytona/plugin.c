@@ -9,41 +9,79 @@
  * created through this API gets, no tier is claimed (docs/tiers.md). */
 #include "ops.h"
 
-#include <curl/curl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void sbio__dt_log(const dt_instance *inst, int level, const char *fmt, ...) {
-  if (!inst || !inst->host.log || inst->host.size < offsetof(sbio_host_services, log) + sizeof inst->host.log) return;
-  char line[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  inst->host.log(inst->host.host_data, level, line);
+#define USER_AGENT "sandboxio-daytona/" DT_VERSION
+
+sbio_sdk_http_options sbio__dt_client_options(const dt_instance *inst) {
+  const dt_settings *s = &inst->settings;
+  /* Daytona's throttler refuses before any handler runs (429: retried
+   * for any request, by the SDK); 5xx are worth another try only for
+   * requests that may be repeated. 408 is a command's own timeout. */
+  static const long retry_statuses[] = {500, 502, 503, 504};
+  return (sbio_sdk_http_options){
+      .backend = "daytona",
+      .secrets = inst->secrets,
+      .host = &inst->host,
+      .user_agent = USER_AGENT,
+      .credential_env = s->api_key_env,
+      .connect_timeout_ms = (long)(s->connect_timeout_s * 1000) > 0 ? (long)(s->connect_timeout_s * 1000) : 1,
+      .request_timeout_ms = (long)(s->request_timeout_s * 1000) > 0 ? (long)(s->request_timeout_s * 1000) : 1,
+      .max_attempts = s->max_retries + 1,
+      .backoff_initial_ms = s->retry_base_ms,
+      .backoff_max_ms = s->retry_max_ms,
+      /* However long Daytona asks to wait, the operation's deadline decides. */
+      .retry_after_max_ms = SBIO_SDK_RETRY_AFTER_CAP_MS,
+      .retry_statuses = retry_statuses,
+      .n_retry_statuses = sizeof retry_statuses / sizeof retry_statuses[0],
+      .loopback_http_only = 1,
+      .body_limit = DT_API_BODY_LIMIT,
+  };
+}
+
+static void instance_free(dt_instance *inst) {
+  if (!inst) return;
+  sbio_sdk_http_free(inst->api);
+  sbio_sdk_secrets_free(inst->secrets);
+  sbio__dt_settings_free(&inst->settings);
+  free(inst);
 }
 
 static int dt_open(const sbio_host_services *host, const char *settings_json, void **instance, sbio_bk_error *err) {
-  if (!instance) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona open: no instance slot");
+  if (!instance) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "daytona open: no instance slot");
   *instance = NULL;
   dt_instance *inst = calloc(1, sizeof *inst);
-  if (!inst) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory opening the daytona backend");
-  int rc = sbio__dt_settings_parse(settings_json, &inst->settings, err);
-  if (rc != SBIO_OK) {
-    free(inst);
-    return rc;
-  }
-  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-    sbio__dt_settings_free(&inst->settings);
-    free(inst);
-    return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "libcurl could not be initialised");
-  }
+  if (!inst) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory opening the daytona backend");
   if (host) {
     size_t n = host->size < sizeof inst->host ? host->size : sizeof inst->host;
     memcpy(&inst->host, host, n);
     inst->host.size = (uint32_t)n;
+  }
+  int rc = sbio__dt_settings_parse(settings_json, &inst->settings, err);
+  if (rc != SBIO_OK) {
+    sbio_sdk_redact_error(&inst->host, NULL, err);
+    free(inst);
+    return rc;
+  }
+  inst->secrets = sbio_sdk_secrets_new();
+  const char *headers[2] = {"X-Daytona-Source: sandboxio"};
+  char org[600];
+  size_t n_headers = 1;
+  if (inst->settings.organization_id) {
+    snprintf(org, sizeof org, "X-Daytona-Organization-ID: %.500s", inst->settings.organization_id);
+    headers[n_headers++] = org;
+  }
+  sbio_sdk_http_options o = sbio__dt_client_options(inst);
+  o.base_url = inst->settings.api_url;
+  o.headers = headers;
+  o.n_headers = n_headers;
+  rc = inst->secrets ? sbio_sdk_http_new(&o, &inst->api, err)
+                     : sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory opening the daytona backend");
+  if (rc != SBIO_OK) {
+    instance_free(inst);
+    return rc;
   }
   atomic_init(&inst->next_name, 0);
   sbio__dt_log(inst, SBIO_BK_LOG_DEBUG, "daytona: API %s (from %s), key from %s", inst->settings.api_url,
@@ -53,11 +91,75 @@ static int dt_open(const sbio_host_services *host, const char *settings_json, vo
 }
 
 static void dt_close(void *instance) {
-  dt_instance *inst = instance;
-  if (!inst) return;
-  sbio__dt_settings_free(&inst->settings);
-  free(inst);
-  curl_global_cleanup();
+  instance_free(instance);
+}
+
+/* Every message that leaves the backend goes through the SDK's redaction:
+ * the API key as read (Daytona may echo a request back), then what the
+ * host knows. */
+static int redacted(const dt_instance *inst, int rc, sbio_bk_error *err) {
+  if (rc != SBIO_OK && inst) sbio_sdk_redact_error(&inst->host, inst->secrets, err);
+  return rc;
+}
+
+static const dt_instance *owner(const void *sandbox) {
+  return sandbox ? ((const dt_sandbox *)sandbox)->inst : NULL;
+}
+
+static int dt_plan(void *instance, const sbio_bk_create_req *req, char *mechanism, size_t mechanism_size,
+                   sbio_bk_error *err) {
+  return redacted(instance, sbio__dt_op_plan(instance, req, mechanism, mechanism_size, err), err);
+}
+
+static int dt_create(void *instance, const sbio_bk_create_req *req, const sbio_bk_call *call, void **sandbox,
+                     sbio_bk_sandbox_info *info, sbio_bk_error *err) {
+  return redacted(instance, sbio__dt_op_create(instance, req, call, sandbox, info, err), err);
+}
+
+static int dt_connect(void *instance, const char *id, const sbio_bk_call *call, void **sandbox,
+                      sbio_bk_sandbox_info *info, sbio_bk_error *err) {
+  return redacted(instance, sbio__dt_op_connect(instance, id, call, sandbox, info, err), err);
+}
+
+static int dt_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_call *call, int *exit_code,
+                   sbio_bk_error *err) {
+  return redacted(owner(sandbox), sbio__dt_op_exec(sandbox, req, call, exit_code, err), err);
+}
+
+static int dt_file_read(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_data_fn sink, void *user,
+                        sbio_bk_error *err) {
+  return redacted(owner(sandbox), sbio__dt_op_file_read(sandbox, path, call, sink, user, err), err);
+}
+
+static int dt_file_write(void *sandbox, const char *path, const void *data, size_t len, const sbio_bk_call *call,
+                         sbio_bk_error *err) {
+  return redacted(owner(sandbox), sbio__dt_op_file_write(sandbox, path, data, len, call, err), err);
+}
+
+static int dt_file_list(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_dirent_fn entry, void *user,
+                        sbio_bk_error *err) {
+  return redacted(owner(sandbox), sbio__dt_op_file_list(sandbox, path, call, entry, user, err), err);
+}
+
+static int dt_file_mkdir(void *sandbox, const char *path, int parents, const sbio_bk_call *call, sbio_bk_error *err) {
+  return redacted(owner(sandbox), sbio__dt_op_file_mkdir(sandbox, path, parents, call, err), err);
+}
+
+static int dt_file_remove(void *sandbox, const char *path, const sbio_bk_call *call, sbio_bk_error *err) {
+  return redacted(owner(sandbox), sbio__dt_op_file_remove(sandbox, path, call, err), err);
+}
+
+static int dt_kill(void *sandbox, const sbio_bk_call *call, sbio_bk_error *err) {
+  return redacted(owner(sandbox), sbio__dt_op_kill(sandbox, call, err), err);
+}
+
+static int dt_list_managed(void *instance, const sbio_bk_kv *labels, size_t n_labels, const sbio_bk_call *call,
+                           sbio_bk_managed_fn entry, void *user, sbio_bk_error *err) {
+  return redacted(instance, sbio__dt_op_list_managed(instance, labels, n_labels, call, entry, user, err), err);
+}
+
+static int dt_kill_managed(void *instance, const char *id, const sbio_bk_call *call, int *killed, sbio_bk_error *err) {
+  return redacted(instance, sbio__dt_op_kill_managed(instance, id, call, killed, err), err);
 }
 
 // clang-format off
@@ -75,9 +177,7 @@ static void dt_close(void *instance) {
                             "docs/en/v2/isolation Firecracker microVMs")
 
 SBIO_BACKEND("daytona", DT_VERSION, "Daytona sandboxes over its REST and toolbox APIs (tier unverified)", DT_CAPS,
-             DT_MECHANISMS, .open = dt_open, .close = dt_close, .plan = sbio__dt_op_plan, .create = sbio__dt_op_create,
-             .connect = sbio__dt_op_connect, .exec = sbio__dt_op_exec, .file_read = sbio__dt_op_file_read,
-             .file_write = sbio__dt_op_file_write, .file_list = sbio__dt_op_file_list,
-             .file_mkdir = sbio__dt_op_file_mkdir, .file_remove = sbio__dt_op_file_remove, .kill = sbio__dt_op_kill,
-             .release = sbio__dt_op_release, .list_managed = sbio__dt_op_list_managed,
-             .kill_managed = sbio__dt_op_kill_managed)
+             DT_MECHANISMS, .open = dt_open, .close = dt_close, .plan = dt_plan, .create = dt_create,
+             .connect = dt_connect, .exec = dt_exec, .file_read = dt_file_read, .file_write = dt_file_write,
+             .file_list = dt_file_list, .file_mkdir = dt_file_mkdir, .file_remove = dt_file_remove, .kill = dt_kill,
+             .release = sbio__dt_op_release, .list_managed = dt_list_managed, .kill_managed = dt_kill_managed)

@@ -5,7 +5,7 @@
 #define SBIO_DAYTONA_RECORD_H
 
 #include <cjson/cJSON.h>
-#include <sandboxio/backend.h>
+#include <sandboxio/sdk.h>
 #include <stdint.h>
 
 typedef struct dt_record {

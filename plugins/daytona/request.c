@@ -23,15 +23,15 @@ int sbio__dt_env_name_ok(const char *name) {
 static int check_env(const sbio_bk_kv *kv, size_t n, const char *what, sbio_bk_error *err) {
   for (size_t i = 0; i < n; i++)
     if (!sbio__dt_env_name_ok(kv[i].key))
-      return sbio_bk_error_set(err, SBIO_E_CONFIG, "names are letters, digits and '_', not starting with a digit",
-                               "%s name '%.80s' is not a valid environment variable name", what,
-                               kv[i].key ? kv[i].key : "");
+      return sbio_sdk_error(err, SBIO_E_CONFIG, "names are letters, digits and '_', not starting with a digit",
+                            "%s name '%.80s' is not a valid environment variable name", what,
+                            kv[i].key ? kv[i].key : "");
   return SBIO_OK;
 }
 
 int sbio__dt_check_request(const dt_settings *s, const sbio_bk_create_req *req, sbio_bk_error *err) {
   if (req->gpu && req->gpu[0])
-    return sbio_bk_error_set(err, SBIO_E_CAPABILITY, "drop the GPU request", "the daytona backend offers no GPUs");
+    return sbio_sdk_error(err, SBIO_E_CAPABILITY, "drop the GPU request", "the daytona backend offers no GPUs");
   const char *snapshot = req->template_name ? req->template_name : s->snapshot;
   char what[64] = "";
   if (req->cpu > 0)
@@ -41,16 +41,16 @@ int sbio__dt_check_request(const dt_settings *s, const sbio_bk_create_req *req, 
   else if (req->disk_mb > 0)
     snprintf(what, sizeof what, "disk_mb=%lld", (long long)req->disk_mb);
   if (what[0])
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, "choose a snapshot with the resources you need: daytona://SNAPSHOT",
-                             "Daytona takes CPU, memory and disk from the snapshot (%s); %s cannot be applied",
-                             snapshot ? snapshot : "the organization's default", what);
+    return sbio_sdk_error(err, SBIO_E_CONFIG, "choose a snapshot with the resources you need: daytona://SNAPSHOT",
+                          "Daytona takes CPU, memory and disk from the snapshot (%s); %s cannot be applied",
+                          snapshot ? snapshot : "the organization's default", what);
   for (size_t i = 0; i < req->n_labels; i++) {
     const char *k = req->labels[i].key;
     if (!k || !*k || strncmp(k, DT_LABEL_PREFIX, strlen(DT_LABEL_PREFIX)) == 0)
-      return sbio_bk_error_set(err, SBIO_E_CONFIG, "choose another label key",
-                               "label key '%.80s' is reserved: keys starting with '" DT_LABEL_PREFIX
-                               "' mark sandboxes this backend manages",
-                               k ? k : "");
+      return sbio_sdk_error(err, SBIO_E_CONFIG, "choose another label key",
+                            "label key '%.80s' is reserved: keys starting with '" DT_LABEL_PREFIX
+                            "' mark sandboxes this backend manages",
+                            k ? k : "");
   }
   int rc = check_env(req->env, req->n_env, "environment variable", err);
   if (rc == SBIO_OK) rc = check_env(req->secrets, req->n_secrets, "secret", err);
@@ -60,7 +60,7 @@ int sbio__dt_check_request(const dt_settings *s, const sbio_bk_create_req *req, 
     if (rc == SBIO_OK) sbio__dt_allow_free(&a);
   }
   if (rc == SBIO_OK && !(req->timeout_s > 0))
-    rc = sbio_bk_error_set(err, SBIO_E_CONFIG, NULL, "the sandbox timeout must be positive");
+    rc = sbio_sdk_error(err, SBIO_E_CONFIG, NULL, "the sandbox timeout must be positive");
   return rc;
 }
 
@@ -123,6 +123,6 @@ int sbio__dt_create_body(const dt_settings *s, const sbio_bk_create_req *req, co
   cJSON_Delete(env);
   cJSON_Delete(labels);
   cJSON_Delete(body);
-  if (bad) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory building the create request");
+  if (bad) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the create request");
   return rc;
 }

@@ -1,48 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/* REST calls. Reads and deletes are idempotent and retried; the create is
- * not (a retried POST could make a second sandbox), except on a 429. */
+/* REST calls through the SDK's client. Reads and deletes are idempotent
+ * and retried; the create is not (a retried POST could make a second
+ * sandbox), except on a 429, which the SDK retries for any request. */
 #include "rest.h"
-
-#include "url.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* api_url + "/" + path; NULL on out-of-memory. */
-static char *api(dt_ctx *ctx, const char *path) {
-  return sbio__dt_url_join(ctx->inst->settings.api_url, path);
-}
-
-/* "sandbox/" + escaped id + suffix. */
-static char *sandbox_url(dt_ctx *ctx, const char *id, const char *suffix) {
-  char *esc = sbio__dt_url_escape(id, 0);
+/* "/sandbox/" + escaped id + suffix, relative to the API's base. */
+static char *sandbox_path(const char *id, const char *suffix) {
+  char *esc = sbio_sdk_http_escape(id);
   if (!esc) return NULL;
   size_t n = strlen(esc) + strlen(suffix) + 16;
   char *path = malloc(n);
-  char *url = NULL;
-  if (path) {
-    snprintf(path, n, "sandbox/%s%s", esc, suffix);
-    url = api(ctx, path);
-  }
+  if (path) snprintf(path, n, "/sandbox/%s%s", esc, suffix);
   free(esc);
-  free(path);
-  return url;
+  return path;
+}
+
+/* Sends req to the API under the operation's call. */
+static void send_api(dt_ctx *ctx, sbio_sdk_http_request *req, sbio_sdk_http_response *resp) {
+  sbio_sdk_http_send(ctx->inst->api, req, &ctx->call, resp);
 }
 
 static int oom(sbio_bk_error *err) {
-  return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory talking to Daytona");
+  return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory talking to Daytona");
 }
 
 static int not_a_sandbox(const dt_op *op, long status, sbio_bk_error *err) {
-  int rc = sbio_bk_error_set(err, op->fail_code, NULL, "Daytona answered %ld while %s, but not with a sandbox record",
-                             status, op->what);
-  err->provider_status = (int)status;
-  return rc;
+  return sbio_sdk_error_answer(err, op->fail_code, status, NULL,
+                               "Daytona answered %ld while %s, but not with a sandbox record", status, op->what);
 }
 
 /* Parses a 2xx body as one sandbox record. */
-static int parse_record(const dt_http_resp *resp, const dt_op *op, dt_record *out, sbio_bk_error *err) {
+static int parse_record(const sbio_sdk_http_response *resp, const dt_op *op, dt_record *out, sbio_bk_error *err) {
   cJSON *doc = cJSON_ParseWithLength(resp->body ? resp->body : "", resp->len);
   int no_mem = 0;
   int rc = sbio__dt_record_parse(doc, out, &no_mem);
@@ -51,71 +43,67 @@ static int parse_record(const dt_http_resp *resp, const dt_op *op, dt_record *ou
   return no_mem ? oom(err) : not_a_sandbox(op, resp->status, err);
 }
 
-static int ok_status(long st) {
-  return st >= 200 && st < 300;
-}
-
 int sbio__dt_api_create(dt_ctx *ctx, const char *body, const dt_op *op, dt_record *out, int *ambiguous,
                         sbio_bk_error *err) {
   *ambiguous = 0;
-  char *url = api(ctx, "sandbox");
-  if (!url) return oom(err);
-  dt_http_req req = {.method = "POST", .url = url, .json = body};
-  dt_http_resp resp;
-  dt_http_outcome out_c = sbio__dt_http(ctx, &req, &resp);
-  free(url);
+  sbio_sdk_http_request req = sbio__dt_request(ctx, "POST", "/sandbox");
+  req.body = body;
+  req.body_len = strlen(body);
+  sbio_sdk_http_response resp;
+  send_api(ctx, &req, &resp);
   int rc;
-  if (out_c == DT_HTTP_OK && ok_status(resp.status)) {
+  if (sbio__dt_ok(&resp)) {
     rc = parse_record(&resp, op, out, err);
   } else {
     /* Without an answer, or with a server error, the POST may have been
-     * carried out; a 4xx or a 429 means it was not. */
-    *ambiguous = out_c == DT_HTTP_TRANSPORT || out_c == DT_HTTP_DEADLINE || out_c == DT_HTTP_CANCELLED ||
-                 (out_c == DT_HTTP_OK && resp.status >= 500);
-    rc = sbio__dt_fail(ctx, op, out_c, &resp, err);
+     * carried out; a 4xx, a 429, or a request that never left means it
+     * was not. */
+    *ambiguous = resp.outcome == SBIO_SDK_HTTP_ANSWERED ? resp.status >= 500
+                                                        : !resp.not_sent && resp.outcome != SBIO_SDK_HTTP_NOMEM;
+    rc = sbio__dt_fail(ctx, op, &resp, err);
   }
-  sbio__dt_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
 int sbio__dt_api_get(dt_ctx *ctx, const char *id_or_name, const dt_op *op, dt_record *out, int *found,
                      sbio_bk_error *err) {
   *found = 0;
-  char *url = sandbox_url(ctx, id_or_name, "");
-  if (!url) return oom(err);
-  dt_http_req req = {.method = "GET", .url = url, .idempotent = 1};
-  dt_http_resp resp;
-  dt_http_outcome o = sbio__dt_http(ctx, &req, &resp);
-  free(url);
+  char *path = sandbox_path(id_or_name, "");
+  if (!path) return oom(err);
+  sbio_sdk_http_request req = sbio__dt_request(ctx, "GET", path);
+  sbio_sdk_http_response resp;
+  send_api(ctx, &req, &resp);
+  free(path);
   int rc = SBIO_OK;
-  if (o == DT_HTTP_OK && resp.status == 404) {
+  if (resp.outcome == SBIO_SDK_HTTP_ANSWERED && resp.status == 404) {
     rc = SBIO_OK;
-  } else if (o == DT_HTTP_OK && ok_status(resp.status)) {
+  } else if (sbio__dt_ok(&resp)) {
     rc = parse_record(&resp, op, out, err);
     *found = rc == SBIO_OK;
   } else {
-    rc = sbio__dt_fail(ctx, op, o, &resp, err);
+    rc = sbio__dt_fail(ctx, op, &resp, err);
   }
-  sbio__dt_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
 int sbio__dt_api_delete(dt_ctx *ctx, const char *id_or_name, const dt_op *op, int *existed, sbio_bk_error *err) {
   *existed = 0;
-  char *url = sandbox_url(ctx, id_or_name, "");
-  if (!url) return oom(err);
-  dt_http_req req = {.method = "DELETE", .url = url, .idempotent = 1};
-  dt_http_resp resp;
-  dt_http_outcome o = sbio__dt_http(ctx, &req, &resp);
-  free(url);
+  char *path = sandbox_path(id_or_name, "");
+  if (!path) return oom(err);
+  sbio_sdk_http_request req = sbio__dt_request(ctx, "DELETE", path);
+  sbio_sdk_http_response resp;
+  send_api(ctx, &req, &resp);
+  free(path);
   int rc = SBIO_OK;
-  if (o == DT_HTTP_OK && resp.status == 404)
+  if (resp.outcome == SBIO_SDK_HTTP_ANSWERED && resp.status == 404)
     rc = SBIO_OK; /* already gone: a kill is idempotent */
-  else if (o == DT_HTTP_OK && ok_status(resp.status))
+  else if (sbio__dt_ok(&resp))
     *existed = 1;
   else
-    rc = sbio__dt_fail(ctx, op, o, &resp, err);
-  sbio__dt_http_resp_free(&resp);
+    rc = sbio__dt_fail(ctx, op, &resp, err);
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
@@ -136,70 +124,65 @@ static int each_record(const cJSON *items, dt_record_fn fn, void *user, sbio_bk_
   return SBIO_OK;
 }
 
-static char *list_url(dt_ctx *ctx, const char *labels_json, const char *cursor) {
-  char *labels = sbio__dt_url_escape(labels_json, 0);
-  char *cur = cursor ? sbio__dt_url_escape(cursor, 0) : NULL;
-  char *url = NULL;
+static char *list_path(const char *labels_json, const char *cursor) {
+  char *labels = sbio_sdk_http_escape(labels_json);
+  char *cur = cursor ? sbio_sdk_http_escape(cursor) : NULL;
+  char *path = NULL;
   if (labels && (!cursor || cur)) {
     size_t n = strlen(labels) + (cur ? strlen(cur) : 0) + 64;
-    char *path = malloc(n);
-    if (path) {
-      snprintf(path, n, "sandbox?labels=%s&limit=100%s%s", labels, cur ? "&cursor=" : "", cur ? cur : "");
-      url = api(ctx, path);
-      free(path);
-    }
+    path = malloc(n);
+    if (path) snprintf(path, n, "/sandbox?labels=%s&limit=100%s%s", labels, cur ? "&cursor=" : "", cur ? cur : "");
   }
   free(labels);
   free(cur);
-  return url;
+  return path;
 }
 
 int sbio__dt_api_list_page(dt_ctx *ctx, const char *labels_json, const char *cursor, const dt_op *op, dt_record_fn fn,
                            void *user, char **next, sbio_bk_error *err) {
   *next = NULL;
-  char *url = list_url(ctx, labels_json, cursor);
-  if (!url) return oom(err);
-  dt_http_req req = {.method = "GET", .url = url, .idempotent = 1, .max_body = (size_t)64 * 1024 * 1024};
-  dt_http_resp resp;
-  dt_http_outcome o = sbio__dt_http(ctx, &req, &resp);
-  free(url);
-  if (o != DT_HTTP_OK || !ok_status(resp.status)) {
-    int rc = sbio__dt_fail(ctx, op, o, &resp, err);
-    sbio__dt_http_resp_free(&resp);
+  char *path = list_path(labels_json, cursor);
+  if (!path) return oom(err);
+  sbio_sdk_http_request req = sbio__dt_request(ctx, "GET", path);
+  sbio_sdk_http_response resp;
+  send_api(ctx, &req, &resp);
+  free(path);
+  if (!sbio__dt_ok(&resp)) {
+    int rc = sbio__dt_fail(ctx, op, &resp, err);
+    sbio_sdk_http_response_free(&resp);
     return rc;
   }
   cJSON *doc = cJSON_ParseWithLength(resp.body ? resp.body : "", resp.len);
   const cJSON *items = cJSON_IsArray(doc) ? doc : cJSON_GetObjectItemCaseSensitive(doc, "items");
   int rc;
   if (!cJSON_IsArray(items)) {
-    rc = sbio_bk_error_set(err, op->fail_code, NULL,
-                           "Daytona answered %ld while %s, but neither with a list of sandboxes nor with a page of "
-                           "them",
-                           resp.status, op->what);
+    rc = sbio_sdk_error(err, op->fail_code, NULL,
+                        "Daytona answered %ld while %s, but neither with a list of sandboxes nor with a page of them",
+                        resp.status, op->what);
   } else {
     rc = each_record(items, fn, user, err);
     const cJSON *nc = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "nextCursor") : NULL;
     if (rc == SBIO_OK && cJSON_IsString(nc) && nc->valuestring[0] && !(*next = strdup(nc->valuestring))) rc = oom(err);
   }
   cJSON_Delete(doc);
-  sbio__dt_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
-/* GET url and copy the string field `field` of its JSON object. */
-static int get_string_field(dt_ctx *ctx, char *url, const char *field, const dt_op *op, char *out, size_t size,
+/* GET path and copy the string field `field` of its JSON object. */
+static int get_string_field(dt_ctx *ctx, char *path, const char *field, const dt_op *op, char *out, size_t size,
                             int *found, sbio_bk_error *err) {
   *found = 0;
   out[0] = '\0';
-  if (!url) return oom(err);
-  dt_http_req req = {.method = "GET", .url = url, .idempotent = 1};
-  dt_http_resp resp;
-  dt_http_outcome o = sbio__dt_http(ctx, &req, &resp);
-  free(url);
+  if (!path) return oom(err);
+  sbio_sdk_http_request req = sbio__dt_request(ctx, "GET", path);
+  sbio_sdk_http_response resp;
+  send_api(ctx, &req, &resp);
+  free(path);
   int rc = SBIO_OK;
-  if (o == DT_HTTP_OK && resp.status == 404) {
+  if (resp.outcome == SBIO_SDK_HTTP_ANSWERED && resp.status == 404) {
     rc = SBIO_OK;
-  } else if (o == DT_HTTP_OK && ok_status(resp.status)) {
+  } else if (sbio__dt_ok(&resp)) {
     cJSON *doc = cJSON_ParseWithLength(resp.body ? resp.body : "", resp.len);
     const cJSON *v = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, field) : NULL;
     if (cJSON_IsString(v) && v->valuestring[0] && strlen(v->valuestring) < size) {
@@ -208,17 +191,17 @@ static int get_string_field(dt_ctx *ctx, char *url, const char *field, const dt_
     }
     cJSON_Delete(doc);
   } else {
-    rc = sbio__dt_fail(ctx, op, o, &resp, err);
+    rc = sbio__dt_fail(ctx, op, &resp, err);
   }
-  sbio__dt_http_resp_free(&resp);
+  sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
 int sbio__dt_api_toolbox_url(dt_ctx *ctx, const char *id, const dt_op *op, char *out, size_t size, int *found,
                              sbio_bk_error *err) {
-  return get_string_field(ctx, sandbox_url(ctx, id, "/toolbox-proxy-url"), "url", op, out, size, found, err);
+  return get_string_field(ctx, sandbox_path(id, "/toolbox-proxy-url"), "url", op, out, size, found, err);
 }
 
 int sbio__dt_api_config_toolbox(dt_ctx *ctx, const dt_op *op, char *out, size_t size, int *found, sbio_bk_error *err) {
-  return get_string_field(ctx, api(ctx, "config"), "proxyToolboxUrl", op, out, size, found, err);
+  return get_string_field(ctx, strdup("/config"), "proxyToolboxUrl", op, out, size, found, err);
 }

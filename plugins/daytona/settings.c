@@ -1,47 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Settings: every key known, typed and range-checked, so a typo in the
- * configuration is an error that names it rather than a silent default. */
+/* Settings through the SDK's reader: every key known, typed and
+ * range-checked, so a typo in the configuration is an error that names it
+ * rather than a silent default. */
 #include "settings.h"
 
-#include "url.h"
-
-#include <cjson/cJSON.h>
-#include <math.h>
+#include <sandboxio/sdk.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CONFIG_HINT "see docs/backends/daytona.md for the settings and their ranges"
-
-typedef enum { K_STRING, K_SECONDS, K_MILLIS, K_COUNT } kind;
-
-typedef struct {
-  const char *key;
-  kind type;
-  size_t offset;
-  double min, max;
-} field;
-
-#define STR(k)                                                                                                         \
-  { #k, K_STRING, offsetof(dt_settings, k), 0, 0 }
-#define NUM(k, t, lo, hi)                                                                                              \
-  { #k, t, offsetof(dt_settings, k), lo, hi }
-
-static const field fields[] = {
-    STR(api_url),
-    STR(api_key_env),
-    STR(organization_id),
-    STR(target),
-    STR(snapshot),
-    STR(user),
-    NUM(request_timeout_s, K_SECONDS, 0.05, 3600),
-    NUM(connect_timeout_s, K_SECONDS, 0.05, 600),
-    NUM(cleanup_timeout_s, K_SECONDS, 0.05, 600),
-    NUM(max_retries, K_COUNT, 0, 20),
-    NUM(retry_base_ms, K_MILLIS, 1, 60000),
-    NUM(retry_max_ms, K_MILLIS, 1, 600000),
-    NUM(poll_initial_ms, K_MILLIS, 1, 60000),
-    NUM(poll_max_ms, K_MILLIS, 1, 600000),
-};
 
 static void defaults(dt_settings *s) {
   memset(s, 0, sizeof *s);
@@ -57,48 +24,33 @@ static void defaults(dt_settings *s) {
 
 /* "daytona settings: '<key>' <problem>" */
 static int bad(sbio_bk_error *err, const char *key, const char *problem) {
-  return sbio_bk_error_set(err, SBIO_E_CONFIG, CONFIG_HINT, "daytona settings: '%s' %s", key, problem);
+  return sbio_sdk_error(err, SBIO_E_CONFIG, CONFIG_HINT, "daytona settings: '%s' %s", key, problem);
 }
 
-static int take(const field *f, const cJSON *item, dt_settings *s, sbio_bk_error *err) {
-  char *base = (char *)s + f->offset;
-  if (f->type == K_STRING) {
-    if (!cJSON_IsString(item) || !item->valuestring[0]) return bad(err, f->key, "must be a non-empty string");
-    char **slot = (char **)(void *)base;
-    free(*slot);
-    *slot = strdup(item->valuestring);
-    return *slot ? SBIO_OK : sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory reading daytona settings");
-  }
-  if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble < f->min || item->valuedouble > f->max)
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, CONFIG_HINT, "daytona settings: '%s' must be a number in %g..%g",
-                             f->key, f->min, f->max);
-  if (f->type == K_SECONDS) {
-    *(double *)(void *)base = item->valuedouble;
-  } else {
-    if (item->valuedouble != floor(item->valuedouble)) return bad(err, f->key, "must be a whole number");
-    *(int *)(void *)base = (int)item->valuedouble;
-  }
-  return SBIO_OK;
+static int whole(sbio_sdk_settings *r, const char *key, int64_t min, int64_t max, int *out, sbio_bk_error *err) {
+  int64_t v = *out;
+  int rc = sbio_sdk_settings_int(r, key, 0, min, max, &v, err);
+  *out = (int)v;
+  return rc;
 }
 
-static int parse_object(const char *json, dt_settings *s, sbio_bk_error *err) {
-  if (!json || !*json) return SBIO_OK;
-  cJSON *root = cJSON_Parse(json);
-  if (!root || !cJSON_IsObject(root)) {
-    cJSON_Delete(root);
-    return sbio_bk_error_set(err, SBIO_E_CONFIG, CONFIG_HINT, "daytona settings: not a mapping");
-  }
-  int rc = SBIO_OK;
-  for (const cJSON *item = root->child; item && rc == SBIO_OK; item = item->next) {
-    const field *f = NULL;
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-      if (strcmp(fields[i].key, item->string) == 0) f = &fields[i];
-    if (!f)
-      rc = sbio_bk_error_set(err, SBIO_E_CONFIG, CONFIG_HINT, "daytona settings: unknown key '%.64s'", item->string);
-    else
-      rc = take(f, item, s, err);
-  }
-  cJSON_Delete(root);
+static int read_all(sbio_sdk_settings *r, dt_settings *s, sbio_bk_error *err) {
+  const unsigned line = SBIO_SDK_NONEMPTY | SBIO_SDK_ONELINE;
+  int rc = sbio_sdk_settings_string(r, "api_url", line, &s->api_url, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "api_key_env", line, &s->api_key_env, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "organization_id", line, &s->organization_id, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "target", line, &s->target, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "snapshot", line, &s->snapshot, err);
+  if (!rc) rc = sbio_sdk_settings_string(r, "user", line, &s->user, err);
+  if (!rc) rc = sbio_sdk_settings_number(r, "request_timeout_s", 0, 0.05, 3600, &s->request_timeout_s, err);
+  if (!rc) rc = sbio_sdk_settings_number(r, "connect_timeout_s", 0, 0.05, 600, &s->connect_timeout_s, err);
+  if (!rc) rc = sbio_sdk_settings_number(r, "cleanup_timeout_s", 0, 0.05, 600, &s->cleanup_timeout_s, err);
+  if (!rc) rc = whole(r, "max_retries", 0, 20, &s->max_retries, err);
+  if (!rc) rc = whole(r, "retry_base_ms", 1, 60000, &s->retry_base_ms, err);
+  if (!rc) rc = whole(r, "retry_max_ms", 1, 600000, &s->retry_max_ms, err);
+  if (!rc) rc = whole(r, "poll_initial_ms", 1, 60000, &s->poll_initial_ms, err);
+  if (!rc) rc = whole(r, "poll_max_ms", 1, 600000, &s->poll_max_ms, err);
+  if (!rc) rc = sbio_sdk_settings_finish(r, err);
   return rc;
 }
 
@@ -116,30 +68,35 @@ static int check_api_url(dt_settings *s, sbio_bk_error *err) {
     const char *env = getenv("DAYTONA_API_URL");
     from = env && *env ? "DAYTONA_API_URL" : "the default";
     s->api_url = strdup(env && *env ? env : DT_DEFAULT_API_URL);
-    if (!s->api_url) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory reading daytona settings");
+    if (!s->api_url) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory reading daytona settings");
   }
   s->api_url_from = from;
   size_t n = strlen(s->api_url);
   while (n > 1 && s->api_url[n - 1] == '/') s->api_url[--n] = '\0';
+  /* The key travels in a header of every request: https, or plain http
+   * to this machine (a local emulator or a port-forward). */
   char why[300];
-  if (sbio__dt_url_check(s->api_url, why, sizeof why) != 0)
-    return sbio_bk_error_set(err, SBIO_E_CONFIG,
-                             "point it at https://app.daytona.io/api, your own Daytona's https API, or a local "
-                             "emulator on 127.0.0.1",
-                             "daytona: the API URL from %s is refused: %s", from, why);
+  if (sbio_sdk_url_check(s->api_url, SBIO_SDK_URL_LOOPBACK_HTTP, why, sizeof why) != 0)
+    return sbio_sdk_error(err, SBIO_E_CONFIG,
+                          "point it at https://app.daytona.io/api, your own Daytona's https API, or a local "
+                          "emulator on 127.0.0.1",
+                          "daytona: the API URL from %s is refused: %s", from, why);
   return SBIO_OK;
 }
 
 int sbio__dt_settings_parse(const char *json, dt_settings *out, sbio_bk_error *err) {
   defaults(out);
-  int rc = parse_object(json, out, err);
+  sbio_sdk_settings *r = NULL;
+  int rc = sbio_sdk_settings_parse(json && *json ? json : NULL, "daytona", CONFIG_HINT, &r, err);
+  if (rc == SBIO_OK) rc = read_all(r, out, err);
+  sbio_sdk_settings_free(r);
   if (rc == SBIO_OK && out->retry_max_ms < out->retry_base_ms)
     rc = bad(err, "retry_max_ms", "must not be below retry_base_ms");
   if (rc == SBIO_OK && out->poll_max_ms < out->poll_initial_ms)
     rc = bad(err, "poll_max_ms", "must not be below poll_initial_ms");
   if (rc == SBIO_OK && (from_env(&out->target, "DAYTONA_TARGET") != 0 ||
                         (!out->api_key_env && !(out->api_key_env = strdup(DT_DEFAULT_KEY_ENV)))))
-    rc = sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory reading daytona settings");
+    rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory reading daytona settings");
   if (rc == SBIO_OK) rc = check_api_url(out, err);
   if (rc != SBIO_OK) sbio__dt_settings_free(out);
   return rc;

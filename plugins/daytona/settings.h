@@ -4,7 +4,7 @@
 #ifndef SBIO_DAYTONA_SETTINGS_H
 #define SBIO_DAYTONA_SETTINGS_H
 
-#include <sandboxio/backend.h>
+#include <sandboxio/sdk.h>
 
 #define DT_DEFAULT_API_URL "https://app.daytona.io/api"
 #define DT_DEFAULT_KEY_ENV "DAYTONA_API_KEY"
@@ -27,10 +27,11 @@ typedef struct dt_settings {
   double cleanup_timeout_s; /* deleting what a failed create left */
 } dt_settings;
 
-/* Parses `json` (NULL or "" means "{}") and applies defaults and the
- * environment (DAYTONA_API_URL, DAYTONA_TARGET). Unknown keys, wrong types,
- * out-of-range numbers and a URL that is neither https nor loopback http
- * fail with SBIO_E_CONFIG naming the key. */
+/* Parses `json` (NULL or "" means "{}") with the SDK's settings reader and
+ * applies defaults and the environment (DAYTONA_API_URL, DAYTONA_TARGET).
+ * Unknown keys, wrong types, out-of-range numbers and a URL that is
+ * neither https nor loopback http fail with SBIO_E_CONFIG naming the key,
+ * never its value. */
 int sbio__dt_settings_parse(const char *json, dt_settings *out, sbio_bk_error *err);
 void sbio__dt_settings_free(dt_settings *s);
 

@@ -3,21 +3,20 @@
  * API, so its URL is held to the same rule as the API's. */
 #include "toolbox.h"
 
-#include "url.h"
 #include "wait.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* base + "/" + escaped id, with exactly one '/' between. */
 static int with_id(const char *base, const char *id, char *out, size_t size) {
-  char *esc = sbio__dt_url_escape(id, 0);
-  char *url = esc ? sbio__dt_url_join(base, esc) : NULL;
-  int ok = url && strlen(url) < size;
-  if (ok) snprintf(out, size, "%s", url);
+  char *esc = sbio_sdk_http_escape(id);
+  size_t bl = strlen(base);
+  while (bl > 0 && base[bl - 1] == '/') bl--;
+  int n = esc ? snprintf(out, size, "%.*s/%s", (int)bl, base, esc) : -1;
   free(esc);
-  free(url);
-  return ok ? 0 : -1;
+  return n >= 0 && (size_t)n < size ? 0 : -1;
 }
 
 int sbio__dt_toolbox_resolve(dt_ctx *ctx, const dt_record *rec, const dt_op *op, char *out, size_t size,
@@ -46,26 +45,25 @@ int sbio__dt_toolbox_resolve(dt_ctx *ctx, const dt_record *rec, const dt_op *op,
     bad = with_id(legacy, rec->id, out, size) || strlen(out) + 9 >= size;
     if (!bad) strcat(out, "/toolbox");
   }
-  if (bad) return sbio_bk_error_set(err, op->fail_code, NULL, "the toolbox URL for sandbox %s is too long", rec->id);
+  if (bad) return sbio_sdk_error(err, op->fail_code, NULL, "the toolbox URL for sandbox %s is too long", rec->id);
   char why[300];
-  if (sbio__dt_url_check(out, why, sizeof why) != 0)
-    return sbio_bk_error_set(err, op->fail_code, "the API key is only sent over https (or to this machine)",
-                             "refusing the toolbox URL Daytona gave for sandbox %s (from %s): %s", rec->id, source,
-                             why);
+  if (sbio_sdk_url_check(out, SBIO_SDK_URL_LOOPBACK_HTTP, why, sizeof why) != 0)
+    return sbio_sdk_error(err, op->fail_code, "the API key is only sent over https (or to this machine)",
+                          "refusing the toolbox URL Daytona gave for sandbox %s (from %s): %s", rec->id, source, why);
   sbio__dt_log(ctx->inst, SBIO_BK_LOG_DEBUG, "daytona: sandbox %s toolbox from %s", rec->id, source);
   return SBIO_OK;
 }
 
-char *sbio__dt_toolbox_url(const dt_sandbox *sb, const char *endpoint, const char *path, const char *extra) {
-  char *esc = path ? sbio__dt_url_escape(path, 1) : NULL;
+char *sbio__dt_toolbox_path(const char *endpoint, const char *path, const char *extra) {
+  char *esc = path ? sbio_sdk_http_escape(path) : NULL;
   if (path && !esc) return NULL;
-  size_t n = strlen(sb->toolbox) + strlen(endpoint) + (esc ? strlen(esc) : 0) + (extra ? strlen(extra) : 0) + 16;
-  char *url = malloc(n);
-  if (url)
-    snprintf(url, n, "%s%s%s%s%s%s", sb->toolbox, endpoint, esc ? "?path=" : "", esc ? esc : "",
-             extra && esc ? "&" : "", extra && esc ? extra : "");
+  size_t n = strlen(endpoint) + (esc ? strlen(esc) : 0) + (extra ? strlen(extra) : 0) + 16;
+  char *out = malloc(n);
+  if (out)
+    snprintf(out, n, "%s%s%s%s%s", endpoint, esc ? "?path=" : "", esc ? esc : "", extra && esc ? "&" : "",
+             extra && esc ? extra : "");
   free(esc);
-  return url;
+  return out;
 }
 
 void sbio__dt_normalise(char *path) {
@@ -108,30 +106,27 @@ int sbio__dt_toolbox_gone(dt_ctx *ctx, const char *id, const char *what, sbio_bk
     sbio__dt_record_free(&rec);
   }
   if (!gone) return SBIO_OK;
-  return sbio_bk_error_set(err, SBIO_E_GONE, "create a new sandbox (a longer timeout keeps it alive longer)",
-                           "Daytona sandbox %s no longer runs (%s) while %s", id, state, what);
+  return sbio_sdk_error(err, SBIO_E_GONE, "create a new sandbox (a longer timeout keeps it alive longer)",
+                        "Daytona sandbox %s no longer runs (%s) while %s", id, state, what);
 }
 
 static int fetch_workdir(dt_ctx *ctx, dt_sandbox *sb, sbio_bk_error *err) {
   static const char *const endpoints[] = {"/work-dir", "/user-home-dir"};
   dt_op op = {"asking the sandbox for its work directory", SBIO_E_FS, SBIO_E_GONE, SBIO_E_FS};
   for (size_t i = 0; i < 2; i++) {
-    char *url = sbio__dt_toolbox_url(sb, endpoints[i], NULL, NULL);
-    if (!url) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
-    dt_http_req req = {.method = "GET", .url = url, .idempotent = 1};
-    dt_http_resp resp;
-    dt_http_outcome o = sbio__dt_http(ctx, &req, &resp);
-    free(url);
-    if (o == DT_HTTP_OK && (resp.status == 404 || resp.status == 409)) {
-      sbio__dt_http_resp_free(&resp);
+    sbio_sdk_http_request req = sbio__dt_request(ctx, "GET", endpoints[i]);
+    sbio_sdk_http_response resp;
+    sbio_sdk_http_send(sb->toolbox, &req, &ctx->call, &resp);
+    if (resp.outcome == SBIO_SDK_HTTP_ANSWERED && (resp.status == 404 || resp.status == 409)) {
+      sbio_sdk_http_response_free(&resp);
       int rc = sbio__dt_toolbox_gone(ctx, sb->id, op.what, err);
       if (rc != SBIO_OK) return rc;
       if (i == 0) continue; /* an older daemon without /work-dir */
       break;
     }
-    if (o != DT_HTTP_OK || resp.status < 200 || resp.status >= 300) {
-      int rc = resp.status == 404 ? SBIO_OK : sbio__dt_fail(ctx, &op, o, &resp, err);
-      sbio__dt_http_resp_free(&resp);
+    if (!sbio__dt_ok(&resp)) {
+      int rc = resp.status == 404 ? SBIO_OK : sbio__dt_fail(ctx, &op, &resp, err);
+      sbio_sdk_http_response_free(&resp);
       if (rc != SBIO_OK) return rc;
       break;
     }
@@ -140,7 +135,7 @@ static int fetch_workdir(dt_ctx *ctx, dt_sandbox *sb, sbio_bk_error *err) {
     if (cJSON_IsString(dir) && dir->valuestring[0] == '/' && strlen(dir->valuestring) < sizeof sb->workdir)
       snprintf(sb->workdir, sizeof sb->workdir, "%s", dir->valuestring);
     cJSON_Delete(doc);
-    sbio__dt_http_resp_free(&resp);
+    sbio_sdk_http_response_free(&resp);
     if (sb->workdir[0]) return SBIO_OK;
   }
   snprintf(sb->workdir, sizeof sb->workdir, "%s", DT_WORKDIR_FALLBACK);
@@ -148,14 +143,14 @@ static int fetch_workdir(dt_ctx *ctx, dt_sandbox *sb, sbio_bk_error *err) {
 }
 
 int sbio__dt_abs_path(dt_ctx *ctx, dt_sandbox *sb, const char *path, char *out, size_t size, sbio_bk_error *err) {
-  if (!path || !*path) return sbio_bk_error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "empty path");
+  if (!path || !*path) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "empty path");
   if (path[0] != '/' && !sb->workdir[0]) {
     int rc = fetch_workdir(ctx, sb, err);
     if (rc != SBIO_OK) return rc;
   }
   int n = path[0] == '/' ? snprintf(out, size, "%s", path) : snprintf(out, size, "%s/%s", sb->workdir, path);
   if (n < 0 || (size_t)n >= size)
-    return sbio_bk_error_set(err, SBIO_E_FS, NULL, "path too long (%zu bytes): %.64s...", strlen(path), path);
+    return sbio_sdk_error(err, SBIO_E_FS, NULL, "path too long (%zu bytes): %.64s...", strlen(path), path);
   sbio__dt_normalise(out);
   return SBIO_OK;
 }

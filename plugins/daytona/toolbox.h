@@ -9,12 +9,14 @@
  * the record's toolboxProxyUrl (API since 2026-02-26), GET
  * /sandbox/{id}/toolbox-proxy-url, GET /config's proxyToolboxUrl, and the
  * API's deprecated {api}/toolbox/{id}/toolbox route. A URL that may not
- * carry the key (sbio__dt_url_check) is refused. */
+ * carry the key (sbio_sdk_url_check: https, or plain http to this machine)
+ * is refused. */
 int sbio__dt_toolbox_resolve(dt_ctx *ctx, const dt_record *rec, const dt_op *op, char *out, size_t size,
                              sbio_bk_error *err);
 
-/* {toolbox}/{endpoint}[?path=<escaped path>[&extra]] (malloc'd). */
-char *sbio__dt_toolbox_url(const dt_sandbox *sb, const char *endpoint, const char *path, const char *extra);
+/* {endpoint}[?path=<escaped path>[&extra]], relative to the sandbox's
+ * toolbox client (malloc'd). */
+char *sbio__dt_toolbox_path(const char *endpoint, const char *path, const char *extra);
 
 /* An absolute, normalised path inside the sandbox: relative paths resolve
  * against the daemon's work directory (GET /work-dir, asked once), "." and

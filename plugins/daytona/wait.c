@@ -18,19 +18,17 @@ int sbio__dt_state_transitional(const char *state) {
 static int failed(const dt_op *op, const dt_record *rec, sbio_bk_error *err) {
   const char *s = rec->state;
   if (strcmp(s, "error") == 0 || strcmp(s, "build_failed") == 0)
-    return sbio_bk_error_set(err, op->fail_code,
-                             strcmp(s, "build_failed") == 0 ? "check the snapshot or image the sandbox builds from"
-                                                            : NULL,
-                             "Daytona sandbox %s failed while %s (state %s): %s", rec->id, op->what, s,
-                             rec->error_reason[0] ? rec->error_reason : "Daytona gave no reason");
-  return sbio_bk_error_set(err, op->fail_code, NULL, "Daytona sandbox %s went to state %s while %s", rec->id, s,
-                           op->what);
+    return sbio_sdk_error(err, op->fail_code,
+                          strcmp(s, "build_failed") == 0 ? "check the snapshot or image the sandbox builds from" : NULL,
+                          "Daytona sandbox %s failed while %s (state %s): %s", rec->id, op->what, s,
+                          rec->error_reason[0] ? rec->error_reason : "Daytona gave no reason");
+  return sbio_sdk_error(err, op->fail_code, NULL, "Daytona sandbox %s went to state %s while %s", rec->id, s, op->what);
 }
 
 static int too_late(const dt_op *op, const dt_record *rec, sbio_bk_error *err) {
-  return sbio_bk_error_set(err, op->timeout_code, "raise the create timeout if the snapshot needs longer",
-                           "Daytona sandbox %s was still in state %s when the deadline of %s passed", rec->id,
-                           rec->state, op->what);
+  return sbio_sdk_error(err, op->timeout_code, "raise the create timeout if the snapshot needs longer",
+                        "Daytona sandbox %s was still in state %s when the deadline of %s passed", rec->id, rec->state,
+                        op->what);
 }
 
 int sbio__dt_wait_started(dt_ctx *ctx, dt_record *rec, const dt_op *op, sbio_bk_error *err) {
@@ -41,7 +39,7 @@ int sbio__dt_wait_started(dt_ctx *ctx, dt_record *rec, const dt_op *op, sbio_bk_
     if (!sbio__dt_state_transitional(rec->state)) return failed(op, rec, err);
     double left = sbio__dt_remaining_s(ctx);
     if (left > 0 && sbio__dt_sleep(ctx, interval < left ? interval : left))
-      return sbio_bk_error_set(err, op->fail_code, NULL, "%s was cancelled", op->what);
+      return sbio_sdk_error(err, op->fail_code, NULL, "%s was cancelled", op->what);
     if (sbio__dt_remaining_s(ctx) <= 0) return too_late(op, rec, err);
     interval *= 1.5;
     if (interval > s->poll_max_ms / 1000.0) interval = s->poll_max_ms / 1000.0;
@@ -51,7 +49,7 @@ int sbio__dt_wait_started(dt_ctx *ctx, dt_record *rec, const dt_op *op, sbio_bk_
     if (rc == op->timeout_code) return too_late(op, rec, err); /* the poll itself ran into the deadline */
     if (rc != SBIO_OK) return rc;
     if (!found)
-      return sbio_bk_error_set(err, op->fail_code, NULL, "Daytona sandbox %s disappeared while %s", rec->id, op->what);
+      return sbio_sdk_error(err, op->fail_code, NULL, "Daytona sandbox %s disappeared while %s", rec->id, op->what);
     sbio__dt_record_free(rec);
     *rec = next;
   }

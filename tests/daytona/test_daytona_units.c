@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The daytona backend's pure parts, from its own sources: URL policy,
- * quoting, allow-lists, settings, the create body, error messages,
- * Retry-After, path folding, and the retry loop against a port where
- * nothing listens. */
+/* The daytona backend's pure parts, from its own sources: quoting,
+ * allow-lists, records, settings (with the SDK's reader and URL policy),
+ * the create body, error messages, path folding, and the operation
+ * context (the key, cancellation by a kill). Retries, Retry-After and the
+ * URL policy itself are the SDK's, tested in tests/sdk. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,12 +12,12 @@
 #include <cmocka.h>
 
 #include "allow.h"
+#include "ctx.h"
 #include "errmap.h"
 #include "record.h"
 #include "request.h"
 #include "shquote.h"
 #include "toolbox.h"
-#include "url.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -26,40 +27,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-static void test_url_policy(void **state) {
-  (void)state;
-  char why[300];
-  assert_int_equal(sbio__dt_url_check("https://app.daytona.io/api", why, sizeof why), 0);
-  assert_int_equal(sbio__dt_url_check("http://127.0.0.1:8080/api", why, sizeof why), 0);
-  assert_int_equal(sbio__dt_url_check("http://127.8.9.10/api", why, sizeof why), 0);
-  assert_int_equal(sbio__dt_url_check("http://localhost:3000/api", why, sizeof why), 0);
-  assert_int_equal(sbio__dt_url_check("http://[::1]:3000/api", why, sizeof why), 0);
-  assert_int_equal(sbio__dt_url_check("http://app.daytona.io/api", why, sizeof why), -1);
-  assert_non_null(strstr(why, "plain http to app.daytona.io"));
-  assert_int_equal(sbio__dt_url_check("http://128.0.0.1/api", why, sizeof why), -1);
-  assert_int_equal(sbio__dt_url_check("http://localhost.evil.example/api", why, sizeof why), -1);
-  assert_int_equal(sbio__dt_url_check("ftp://127.0.0.1/api", why, sizeof why), -1);
-  assert_int_equal(sbio__dt_url_check("https://user:pw@app.daytona.io/api", why, sizeof why), -1);
-  assert_null(strstr(why, "pw"));
-  assert_int_equal(sbio__dt_url_check("https://app.daytona.io/api?x=1", why, sizeof why), -1);
-  assert_int_equal(sbio__dt_url_check("app.daytona.io/api", why, sizeof why), -1);
-  assert_int_equal(sbio__dt_url_check("https:///api", why, sizeof why), -1);
-  assert_int_equal(sbio__dt_url_check("", why, sizeof why), -1);
-}
-
-static void test_url_building(void **state) {
-  (void)state;
-  char *s = sbio__dt_url_escape("a b/c?d=é", 0);
-  assert_string_equal(s, "a%20b%2Fc%3Fd%3D%C3%A9");
-  free(s);
-  s = sbio__dt_url_escape("/home/daytona/x y", 1);
-  assert_string_equal(s, "/home/daytona/x%20y");
-  free(s);
-  s = sbio__dt_url_join("https://h/api//", "/sandbox");
-  assert_string_equal(s, "https://h/api/sandbox");
-  free(s);
-}
 
 static void test_shell_join(void **state) {
   (void)state;
@@ -125,20 +92,6 @@ static void test_normalise(void **state) {
   }
 }
 
-static void test_retry_after(void **state) {
-  (void)state;
-  double s = -1;
-  assert_int_equal(sbio__dt_parse_retry_after("3", 0, &s), 0);
-  assert_true(s == 3.0);
-  assert_int_equal(sbio__dt_parse_retry_after("Thu, 01 Jan 1970 00:01:40 GMT", 40, &s), 0);
-  assert_true(s == 60.0);
-  assert_int_equal(sbio__dt_parse_retry_after("Thu, 01 Jan 1970 00:00:10 GMT", 40, &s), 0);
-  assert_true(s == 0.0); /* in the past: retry now */
-  assert_int_equal(sbio__dt_parse_retry_after("soon", 0, &s), -1);
-  assert_int_equal(sbio__dt_parse_retry_after("-1", 0, &s), -1);
-  assert_int_equal(sbio__dt_parse_retry_after("", 0, &s), -1);
-}
-
 static void test_settings(void **state) {
   (void)state;
   dt_settings s;
@@ -172,18 +125,20 @@ static void test_settings(void **state) {
 
   const char *bad[][2] = {
       {"{\"api_urll\":\"x\"}", "unknown key 'api_urll'"},
-      {"{\"max_retries\":\"3\"}", "'max_retries' must be a number"},
-      {"{\"max_retries\":2.5}", "'max_retries' must be a whole number"},
-      {"{\"request_timeout_s\":0}", "'request_timeout_s' must be a number in"},
-      {"{\"api_url\":\"\"}", "'api_url' must be a non-empty string"},
+      {"{\"max_retries\":\"3\"}", "'max_retries' must be an integer from 0 to 20"},
+      {"{\"max_retries\":2.5}", "'max_retries' must be an integer from 0 to 20"},
+      {"{\"request_timeout_s\":0}", "'request_timeout_s' must be a number from 0.05 to 3600"},
+      {"{\"api_url\":\"\"}", "'api_url' must not be empty"},
+      {"{\"api_url\":\"https://user:s3cret@d.example/api\"}", "carries credentials"},
       {"{\"retry_base_ms\":100,\"retry_max_ms\":10}", "'retry_max_ms' must not be below"},
       {"{\"api_url\":\"http://10.0.0.1/api\"}", "settings.api_url"},
-      {"[1]", "not a mapping"},
+      {"[1]", "daytona settings must be a mapping"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     memset(&err, 0, sizeof err);
     assert_int_equal(sbio__dt_settings_parse(bad[i][0], &s, &err), SBIO_E_CONFIG);
     if (!strstr(err.message, bad[i][1])) fail_msg("'%s' gave '%s'", bad[i][0], err.message);
+    assert_null(strstr(err.message, "s3cret")); /* never the value */
   }
 }
 
@@ -258,6 +213,22 @@ static void with_instance(dt_instance *inst) {
                                            &inst->settings, &err),
                    SBIO_OK);
   inst->host = services;
+  inst->secrets = sbio_sdk_secrets_new();
+}
+
+static void instance_done(dt_instance *inst) {
+  sbio__dt_settings_free(&inst->settings);
+  sbio_sdk_secrets_free(inst->secrets);
+}
+
+static sbio_sdk_http_response answer(long status, char *body, char *headers, int attempts) {
+  return (sbio_sdk_http_response){.outcome = SBIO_SDK_HTTP_ANSWERED,
+                                  .status = status,
+                                  .body = body,
+                                  .len = body ? strlen(body) : 0,
+                                  .headers = headers,
+                                  .headers_len = headers ? strlen(headers) : 0,
+                                  .attempts = attempts};
 }
 
 static void test_error_messages(void **state) {
@@ -268,8 +239,8 @@ static void test_error_messages(void **state) {
   dt_op op = {"creating a Daytona sandbox", SBIO_E_CREATE, SBIO_E_GONE, SBIO_E_CREATE_TIMEOUT};
   sbio_bk_error err = {.size = sizeof err};
   char html[] = "<html><head><title>502 Bad Gateway</title></head></html>";
-  dt_http_resp resp = {.status = 502, .body = html, .len = strlen(html), .attempts = 3};
-  assert_int_equal(sbio__dt_fail(&ctx, &op, DT_HTTP_OK, &resp, &err), SBIO_E_CREATE);
+  sbio_sdk_http_response resp = answer(502, html, NULL, 3);
+  assert_int_equal(sbio__dt_fail(&ctx, &op, &resp, &err), SBIO_E_CREATE);
   assert_string_equal(err.message,
                       "Daytona answered 502 Bad Gateway with no details while creating a Daytona sandbox (after 3 "
                       "attempts)");
@@ -277,103 +248,85 @@ static void test_error_messages(void **state) {
 
   char api401[] = "{\"path\":\"/api/sandbox\",\"statusCode\":401,\"error\":\"Unauthorized\",\"message\":\"Invalid "
                   "API key\"}";
-  dt_http_resp r401 = {.status = 401, .body = api401, .len = strlen(api401), .attempts = 1};
-  assert_int_equal(sbio__dt_fail(&ctx, &op, DT_HTTP_OK, &r401, &err), SBIO_E_AUTH);
+  sbio_sdk_http_response r401 = answer(401, api401, NULL, 1);
+  assert_int_equal(sbio__dt_fail(&ctx, &op, &r401, &err), SBIO_E_AUTH);
   assert_non_null(strstr(err.message, "DAYTONA_API_KEY"));
   assert_non_null(strstr(err.message, "Invalid API key"));
   assert_non_null(strstr(err.hint, "DAYTONA_API_KEY"));
 
   char list400[] = "{\"statusCode\":400,\"message\":[\"cpu must be an integer number\",\"x\\u0001y\"]}";
-  dt_http_resp r400 = {.status = 400, .body = list400, .len = strlen(list400), .attempts = 1};
-  assert_int_equal(sbio__dt_fail(&ctx, &op, DT_HTTP_OK, &r400, &err), SBIO_E_CREATE);
+  sbio_sdk_http_response r400 = answer(400, list400, NULL, 1);
+  assert_int_equal(sbio__dt_fail(&ctx, &op, &r400, &err), SBIO_E_CREATE);
   assert_non_null(strstr(err.message, "cpu must be an integer number, x y"));
 
   char tb408[] = "{\"statusCode\":408,\"message\":\"request timeout\",\"code\":\"REQUEST_TIMEOUT\"}";
-  dt_http_resp r408 = {.status = 408, .body = tb408, .len = strlen(tb408), .attempts = 1};
-  assert_int_equal(sbio__dt_fail(&ctx, &op, DT_HTTP_OK, &r408, &err), SBIO_E_CREATE_TIMEOUT);
-  dt_http_resp r404 = {.status = 404, .attempts = 1};
-  assert_int_equal(sbio__dt_fail(&ctx, &op, DT_HTTP_OK, &r404, &err), SBIO_E_GONE);
-  dt_http_resp r429 = {.status = 429, .has_retry_after = 1, .retry_after_s = 30, .attempts = 5};
-  assert_int_equal(sbio__dt_fail(&ctx, &op, DT_HTTP_RATE_LIMITED, &r429, &err), SBIO_E_RATE_LIMIT);
-  assert_non_null(strstr(err.message, "wait 30 s"));
-  assert_int_equal(sbio__dt_fail(&ctx, &op, DT_HTTP_DEADLINE, &r404, &err), SBIO_E_CREATE_TIMEOUT);
-  sbio__dt_settings_free(&inst.settings);
+  sbio_sdk_http_response r408 = answer(408, tb408, NULL, 1);
+  assert_int_equal(sbio__dt_fail(&ctx, &op, &r408, &err), SBIO_E_CREATE_TIMEOUT);
+  sbio_sdk_http_response r404 = answer(404, NULL, NULL, 1);
+  assert_int_equal(sbio__dt_fail(&ctx, &op, &r404, &err), SBIO_E_GONE);
+  char ra[] = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 30\r\n\r\n";
+  sbio_sdk_http_response r429 = answer(429, NULL, ra, 5);
+  assert_int_equal(sbio__dt_fail(&ctx, &op, &r429, &err), SBIO_E_RATE_LIMIT);
+  assert_non_null(strstr(err.message, "after 5 attempts; it asked to wait 30 s"));
+  assert_int_equal(err.provider_status, 429);
+  sbio_sdk_http_response late = {.outcome = SBIO_SDK_HTTP_TIMEOUT, .attempts = 1};
+  assert_int_equal(sbio__dt_fail(&ctx, &op, &late, &err), SBIO_E_CREATE_TIMEOUT);
+  sbio_sdk_http_response lost = {.outcome = SBIO_SDK_HTTP_UNREACHABLE, .attempts = 3, .error = "connection refused"};
+  assert_int_equal(sbio__dt_fail(&ctx, &op, &lost, &err), SBIO_E_CREATE);
+  assert_string_equal(err.message, "could not reach Daytona while creating a Daytona sandbox (after 3 attempts): "
+                                   "connection refused");
+  instance_done(&inst);
 }
 
-static void test_missing_key_is_an_auth_error_naming_the_variable(void **state) {
+static int never(const sbio_bk_call *call) {
+  (void)call;
+  return 0;
+}
+
+/* The key, read for each operation, checked and wiped; the operation's
+ * call, cancelled once the sandbox is killed from elsewhere. */
+static void test_operation_context(void **state) {
   (void)state;
   dt_instance inst;
   with_instance(&inst);
+  sbio_bk_call call = {.size = sizeof call, .host = &inst.host, .cancelled = never};
+  call.deadline_ns = mono(NULL) + 5000000000LL;
   dt_ctx ctx;
   sbio_bk_error err = {.size = sizeof err};
   unsetenv("DAYTONA_API_KEY");
-  assert_int_equal(sbio__dt_ctx_init(&ctx, &inst, NULL, NULL, &err), SBIO_E_AUTH);
-  assert_string_equal(err.message, "Daytona credentials missing: DAYTONA_API_KEY is not set");
+  assert_int_equal(sbio__dt_ctx_init(&ctx, &inst, &call, NULL, &err), SBIO_E_AUTH);
+  assert_non_null(strstr(err.message, "DAYTONA_API_KEY is not set"));
+  assert_non_null(strstr(err.hint, "export DAYTONA_API_KEY="));
   setenv("DAYTONA_API_KEY", "has space", 1);
-  assert_int_equal(sbio__dt_ctx_init(&ctx, &inst, NULL, NULL, &err), SBIO_E_AUTH);
+  assert_int_equal(sbio__dt_ctx_init(&ctx, &inst, &call, NULL, &err), SBIO_E_AUTH);
   assert_null(strstr(err.message, "has space")); /* never the value */
   setenv("DAYTONA_API_KEY", "dtn_ok", 1);
-  assert_int_equal(sbio__dt_ctx_init(&ctx, &inst, NULL, NULL, &err), SBIO_OK);
-  assert_string_equal(ctx.api_key, "dtn_ok");
+  atomic_int killed;
+  atomic_init(&killed, 0);
+  assert_int_equal(sbio__dt_ctx_init(&ctx, &inst, &call, &killed, &err), SBIO_OK);
+  sbio_sdk_http_request req = sbio__dt_request(&ctx, "GET", "/sandbox");
+  assert_int_equal(req.n_headers, 2);
+  assert_string_equal(req.headers[0], "Authorization: Bearer dtn_ok");
+  assert_int_equal(ctx.call.deadline_ns, call.deadline_ns);
+  assert_false(ctx.call.cancelled(&ctx.call));
+  atomic_store(&killed, 1); /* a kill on another thread */
+  assert_true(ctx.call.cancelled(&ctx.call));
+  /* The key is now one the backend keeps out of every message. */
+  char *clean = sbio_sdk_redact(NULL, inst.secrets, "Daytona said: bad key dtn_ok");
+  assert_string_equal(clean, "Daytona said: bad key ***");
+  free(clean);
   sbio__dt_ctx_done(&ctx);
-  assert_int_equal(ctx.api_key[0], 0);
+  assert_int_equal(ctx.auth[0], 0);
   unsetenv("DAYTONA_API_KEY");
-  sbio__dt_settings_free(&inst.settings);
-}
-
-/* A port nothing listens on: transport failures are retried for an
- * idempotent GET (max_retries + 1 attempts) and not for a POST. */
-static void test_transport_failures_and_retries(void **state) {
-  (void)state;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t alen = sizeof a;
-  assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
-  close(fd); /* now nothing listens there */
-  char url[100];
-  snprintf(url, sizeof url, "http://127.0.0.1:%d/api/sandbox", ntohs(a.sin_port));
-
-  dt_instance inst;
-  with_instance(&inst);
-  sbio_bk_call call = {.size = sizeof call, .host = &inst.host};
-  call.deadline_ns = mono(NULL) + 5000000000LL;
-  dt_ctx ctx = {.inst = &inst, .call = &call};
-  snprintf(ctx.api_key, sizeof ctx.api_key, "dtn_test");
-  dt_http_req get = {.method = "GET", .url = url, .idempotent = 1};
-  dt_http_resp resp;
-  assert_int_equal(sbio__dt_http(&ctx, &get, &resp), DT_HTTP_TRANSPORT);
-  assert_int_equal(resp.attempts, 3);
-  sbio__dt_http_resp_free(&resp);
-  dt_http_req post = {.method = "POST", .url = url, .json = "{}"};
-  assert_int_equal(sbio__dt_http(&ctx, &post, &resp), DT_HTTP_TRANSPORT);
-  assert_int_equal(resp.attempts, 1);
-  dt_op op = {"creating a Daytona sandbox", SBIO_E_CREATE, SBIO_E_GONE, SBIO_E_CREATE_TIMEOUT};
-  sbio_bk_error err = {.size = sizeof err};
-  assert_int_equal(sbio__dt_fail(&ctx, &op, DT_HTTP_TRANSPORT, &resp, &err), SBIO_E_CREATE);
-  assert_non_null(strstr(err.message, "could not reach Daytona while creating a Daytona sandbox"));
-  sbio__dt_http_resp_free(&resp);
-  /* A deadline already past: nothing is sent. */
-  call.deadline_ns = mono(NULL) - 1;
-  assert_int_equal(sbio__dt_http(&ctx, &get, &resp), DT_HTTP_DEADLINE);
-  sbio__dt_http_resp_free(&resp);
-  sbio__dt_settings_free(&inst.settings);
+  instance_done(&inst);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_url_policy),
-      cmocka_unit_test(test_url_building),
-      cmocka_unit_test(test_shell_join),
-      cmocka_unit_test(test_allow_list_split),
-      cmocka_unit_test(test_time_and_records),
-      cmocka_unit_test(test_normalise),
-      cmocka_unit_test(test_retry_after),
-      cmocka_unit_test(test_settings),
-      cmocka_unit_test(test_create_body),
-      cmocka_unit_test(test_error_messages),
-      cmocka_unit_test(test_missing_key_is_an_auth_error_naming_the_variable),
-      cmocka_unit_test(test_transport_failures_and_retries),
+      cmocka_unit_test(test_shell_join),       cmocka_unit_test(test_allow_list_split),
+      cmocka_unit_test(test_time_and_records), cmocka_unit_test(test_normalise),
+      cmocka_unit_test(test_settings),         cmocka_unit_test(test_create_body),
+      cmocka_unit_test(test_error_messages),   cmocka_unit_test(test_operation_context),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
