@@ -6,14 +6,17 @@
  * a deadline (124), so scripts can tell "sbio could not do it" from "the
  * command in the sandbox said no". `sbio run` otherwise exits with the
  * command's own status; sbio's own failures always print an `error:` line on
- * stderr, which a command's status never does. docs/cli.md documents this
- * table; keep them in step. */
+ * stderr, which a command's status never does. A check that ran and found
+ * something wrong (`sbio sources check`) exits 1, as diff(1) and grep(1)
+ * do for "ran fine, the answer is no". docs/cli.md documents this table;
+ * keep them in step. */
 #ifndef SBIO_CLI_EXITCODE_H
 #define SBIO_CLI_EXITCODE_H
 
 #include <sandboxio/sandboxio.h>
 
 #define CLI_EXIT_OK 0
+#define CLI_EXIT_NOT_CONFIRMED 1 /* sources check: a tier claim changed, moved, is gone or cannot be checked */
 #define CLI_EXIT_USAGE 64        /* the command line could not be understood */
 #define CLI_EXIT_UNAVAILABLE 69  /* the backend could not serve (missing, refused, down, auth, ...) */
 #define CLI_EXIT_INTERNAL 70     /* a bug or an unexpected failure (out of memory, ...) */

@@ -18,6 +18,7 @@ static const char overview[] =
     "  config check [FILE]           validate the configuration\n"
     "  reap [OPTIONS]                list (and with --kill remove) leftover sandboxes\n"
     "  doctor [--json] [--probe]     check the installation: config, backends, credentials\n"
+    "  sources check [NAME...]       re-read each tier claim's provider page: is the quote there?\n"
     "  version [--json]              versions of sbio and of libsandboxio\n"
     "  help [COMMAND]                this text, or a command's own help\n"
     "\n"
@@ -31,6 +32,8 @@ static const char overview[] =
     "Exit codes:\n"
     "  0    success\n"
     "  N    sbio run: the command's own exit status\n"
+    "  1    sbio sources check: a tier claim is not confirmed (changed, moved,\n"
+    "       gone, or its source cannot be checked)\n"
     "  64   usage error: the command line could not be understood\n"
     "  69   backend unavailable: not found, refused, disabled, or the provider\n"
     "       could not serve (auth, rate limit, create or connect failure)\n"
@@ -117,6 +120,29 @@ static const struct {
      "  --probe   also ask cloud backends (a network request to the provider)\n"
      "Exits 0 when every enabled backend is healthy, 78 when the configuration is\n"
      "broken, 69 when a backend has a problem.\n"},
+    {"sources check", "usage: sbio sources check [NAME...] [--json] [--timeout S] [--ca-file FILE]",
+     "Re-read the provider page behind every tier claim of the named backends (all\n"
+     "of them without NAME) and say whether the quoted sentence is still there.\n"
+     "Metadata only: no backend code runs. Pages are fetched over https only, with\n"
+     "certificates verified, no cookie or credential sent and nothing written; the\n"
+     "standard proxy variables (https_proxy, no_proxy) are honoured. At most 5\n"
+     "redirects and 4 MiB per page, 30 s per page.\n"
+     "\n"
+     "Verdicts: confirmed, changed (the closest passage is shown), moved (where to),\n"
+     "gone (HTTP 404/410), unreachable (dns, connect, proxy, tls, timeout, http,\n"
+     "too_large, redirects), unchecked (the metadata has no checkable source),\n"
+     "no_source (the mechanism claims no tier: UNKNOWN).\n"
+     "\n"
+     "  --json          one JSON document (see docs/cli.md)\n"
+     "  --timeout S     seconds for the whole check (default 120)\n"
+     "  --ca-file FILE  verify the pages' servers with the CA certificates in FILE\n"
+     "                  (PEM), e.g. a TLS-inspecting proxy's, in place of libcurl's\n"
+     "                  default bundle (default: CURL_CA_BUNDLE or SSL_CERT_FILE if set)\n"
+     "Exits 0 when every claim is confirmed, 1 when one changed, moved, is gone or\n"
+     "cannot be checked, 69 when a page or a backend's metadata could not be read\n"
+     "(and nothing worse was found).\n"},
+    {"sources", "usage: sbio sources check [NAME...] [--json] [--timeout S] [--ca-file FILE]",
+     "Provider sources of the tier claims: check.\n"},
     {"version", "usage: sbio version [--json]", "Versions of sbio and of the libsandboxio it runs with.\n"},
     {"help", "usage: sbio help [COMMAND]", "Help for sbio or for one command.\n"},
 };
