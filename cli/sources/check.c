@@ -124,7 +124,7 @@ static int set_detail(src_result *r, const char *fmt, ...) {
 /* ------------------------------------------------------------ failures */
 
 static const char *failure_kind(const src_page *p) {
-  if (p->outcome == SBIO_SDK_HTTP_TIMEOUT) return "timeout";
+  if (p->outcome == SBIO_SDK_HTTP_TIMEOUT || p->outcome == SBIO_SDK_HTTP_SLOW) return "timeout";
   if (p->outcome == SBIO_SDK_HTTP_TOO_LARGE) return "too_large";
   switch (p->failed_at) {
   case SBIO_SDK_HTTP_AT_DNS:
