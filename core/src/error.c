@@ -172,7 +172,10 @@ void sbio__error_redact(sbio_error *err, sbio__redactor *r) {
 }
 
 const char *sbio_version(void) {
-  return SBIO_VERSION;
+  return SBIO_VERSION_STRING;
+}
+unsigned int sbio_version_number(void) {
+  return SBIO_VERSION_HEX;
 }
 void sbio_free(void *ptr) {
   free(ptr);

@@ -8,10 +8,19 @@ lib=$1; shift
 fail=0
 soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 if [ "$soname" != "libsandboxio.so.0" ]; then echo "FAIL: SONAME of $lib is '$soname'"; fail=1; fi
-# nm prints versioned names as name@@SANDBOXIO_0.
-bad=$(nm -D --defined-only "$lib" | awk '{sub(/@.*/, "", $3); print $3}' | grep -v '^sbio_[a-z]' | grep -v '^SANDBOXIO_0$' || true)
+# nm prints versioned names as name@@SANDBOXIO_0.1, and each version node
+# as an absolute symbol of its own.
+bad=$(nm -D --defined-only "$lib" | awk '{sub(/@.*/, "", $3); print $3}' | grep -v '^sbio_[a-z]' |
+  grep -Ev '^SANDBOXIO_[0-9]+\.[0-9]+$' || true)
 if [ -n "$bad" ]; then echo "FAIL: $lib exports non-API symbols:"; echo "$bad"; fail=1; fi
-if ! nm -D --defined-only "$lib" | grep -q ' sbio_host_open@@SANDBOXIO_0$'; then echo "FAIL: sbio_host_open not exported"; fail=1; fi
+if ! nm -D --defined-only "$lib" | grep -Eq ' sbio_host_open@@SANDBOXIO_0\.1$'; then
+  echo "FAIL: sbio_host_open is not exported as sbio_host_open@@SANDBOXIO_0.1"
+  fail=1
+fi
+if nm -D --defined-only "$lib" | grep ' sbio_' | grep -v '@@SANDBOXIO_'; then
+  echo "FAIL: unversioned public symbols (above)"
+  fail=1
+fi
 for plugin in "$@"; do
   if ! readelf -d "$plugin" | grep -Eq 'BIND_NOW|FLAGS_1.*NOW'; then echo "FAIL: $plugin not linked -z now"; fail=1; fi
   exports=$(nm -D --defined-only "$plugin" | awk '{print $3}')

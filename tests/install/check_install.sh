@@ -23,10 +23,29 @@ backenddir=$(pkg-config --define-variable=prefix="$stage/usr" --variable=backend
 out=$(env -u SBIO_BACKEND_PATH -u SBIO_CONFIG HOME="$stage" XDG_CONFIG_HOME="$stage" \
       "$stage/usr/bin/sbio" --config /dev/null run -- echo installed-ok 2>/dev/null)
 [ "$out" = "installed-ok" ] || { echo "FAIL: installed sbio printed '$out'"; exit 1; }
-printf '#include <sandboxio/sandboxio.h>\n#include <stdio.h>\nint main(void){puts(sbio_version());return 0;}\n' > "$stage/t.c"
+# The version macros and the run-time query agree with the library.
+cat >"$stage/t.c" <<'EOF'
+#include <sandboxio/sandboxio.h>
+#include <stdio.h>
+#if !defined(SBIO_VERSION_HEX) || SBIO_VERSION_HEX != ((SBIO_VERSION_MAJOR << 16) | (SBIO_VERSION_MINOR << 8) | SBIO_VERSION_PATCH)
+#error "sandboxio/version.h is missing or wrong"
+#endif
+int main(void) {
+  char expect[32];
+  snprintf(expect, sizeof expect, "%u.%u.%u", sbio_version_number() >> 16, (sbio_version_number() >> 8) & 0xff,
+           sbio_version_number() & 0xff);
+  if (sbio_version_number() != SBIO_VERSION_HEX) return 1;
+  puts(sbio_version());
+  puts(expect);
+  return 0;
+}
+EOF
 cc $(pkg-config --define-variable=prefix="$stage/usr" --cflags sandboxio) "$stage/t.c" -o "$stage/t" \
    $(pkg-config --define-variable=prefix="$stage/usr" --libs sandboxio) -Wl,-rpath,"$stage/usr/$libdir"
 # In a sanitizer build the library pulls in the ASan runtime; this small
 # program is not instrumented, so let the runtime load second.
-ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$stage/t" | grep -q '^0\.' || { echo "FAIL: program linked against installed library did not run"; exit 1; }
+out=$(ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$stage/t") ||
+  { echo "FAIL: the program linked against the installed library failed: $out"; exit 1; }
+[ "$(echo "$out" | sed -n 1p)" = "$(echo "$out" | sed -n 2p)" ] && echo "$out" | grep -q '^0\.' ||
+  { echo "FAIL: sbio_version() and sbio_version_number() disagree: $out"; exit 1; }
 echo "install ok"

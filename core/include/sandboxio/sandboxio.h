@@ -19,14 +19,17 @@
 #define SANDBOXIO_H
 
 #include <sandboxio/types.h>
+#include <sandboxio/version.h>
 #include <stdarg.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SBIO_VERSION_STRING "0.1.0"
+/* The loaded library's version: "0.1.0", and as SBIO_VERSION_HEX encodes it
+ * (<sandboxio/version.h> has the version a program was built against). */
 SBIO_API const char *sbio_version(void);
+SBIO_API unsigned int sbio_version_number(void);
 SBIO_API void sbio_free(void *ptr);
 
 /* ------------------------------------------------------------------ errors */
