@@ -13,6 +13,7 @@ packages=(
   podman catatonit runc            # the docker backend is also tested against Podman
   dpkg-dev file groff-base         # packaging tests: cpack's .deb generator, man page checks
   faketime                         # the suite under a clock set past the sources' freshness window
+  abigail-tools                    # abidiff: the ABI against the baselines in abi/
 )
 missing=()
 for p in "${packages[@]}"; do
