@@ -27,8 +27,8 @@ static void log_to_stderr(sbio_log_level level, const char *message, void *user)
   fprintf(stderr, "sbio: %s: %s\n", label, message);
 }
 
-static sbio_code open_host(const cli_globals *g, const char *config_file, int progress, sbio_host **out,
-                           sbio_error *err) {
+static sbio_code open_host(const cli_globals *g, const char *config_file, int progress, sbio_progress_fn progress_fn,
+                           void *progress_user, sbio_host **out, sbio_error *err) {
   sbio_host_options *opts = sbio_host_options_new();
   sbio_code rc = SBIO_E_INTERNAL;
   *out = NULL;
@@ -47,6 +47,7 @@ static sbio_code open_host(const cli_globals *g, const char *config_file, int pr
   /* Only where a bar can be drawn: elsewhere progress is not even asked for. */
   if (rc == SBIO_OK && progress && cli_progress_enabled())
     rc = sbio_host_options_set_progress_callback(opts, cli_progress_update, NULL);
+  if (rc == SBIO_OK && progress_fn) rc = sbio_host_options_set_progress_callback(opts, progress_fn, progress_user);
   /* The caller's W3C trace context (a CI job, an agent): our spans become
    * its children. A malformed value is ignored by the library, with a
    * warning. */
@@ -58,13 +59,14 @@ static sbio_code open_host(const cli_globals *g, const char *config_file, int pr
 }
 
 sbio_code cli_host_open_raw(const cli_globals *g, const char *config_file, sbio_host **out, sbio_error *err) {
-  return open_host(g, config_file, 0, out, err);
+  return open_host(g, config_file, 0, NULL, NULL, out, err);
 }
 
-static int open_reported(const cli_globals *g, const char *config_file, int json, int progress, sbio_host **out) {
+static int open_reported(const cli_globals *g, const char *config_file, int json, int progress,
+                         sbio_progress_fn progress_fn, void *progress_user, sbio_host **out) {
   sbio_error *err = sbio_error_new();
   if (!err) return cli_error_oom(json);
-  sbio_code rc = open_host(g, config_file, progress, out, err);
+  sbio_code rc = open_host(g, config_file, progress, progress_fn, progress_user, out, err);
   int exit_code = 0;
   if (rc != SBIO_OK) {
     if (sbio_error_code(err) == SBIO_OK) {
@@ -80,9 +82,13 @@ static int open_reported(const cli_globals *g, const char *config_file, int json
 }
 
 int cli_host_open(const cli_globals *g, const char *config_file, int json, sbio_host **out) {
-  return open_reported(g, config_file, json, 0, out);
+  return open_reported(g, config_file, json, 0, NULL, NULL, out);
 }
 
 int cli_host_open_with_progress(const cli_globals *g, sbio_host **out) {
-  return open_reported(g, NULL, 0, 1, out);
+  return open_reported(g, NULL, 0, 1, NULL, NULL, out);
+}
+
+int cli_host_open_progress_to(const cli_globals *g, sbio_progress_fn fn, void *user, sbio_host **out) {
+  return open_reported(g, NULL, 0, 0, fn, user, out);
 }

@@ -18,6 +18,10 @@ int cli_host_open(const cli_globals *g, const char *config_file, int json, sbio_
  * when cli_progress_enabled() says one may be drawn. */
 int cli_host_open_with_progress(const cli_globals *g, sbio_host **out);
 
+/* cli_host_open with the library's progress reports sent to `fn` (`sbio
+ * mcp` turns them into progress notifications); `user` outlives the host. */
+int cli_host_open_progress_to(const cli_globals *g, sbio_progress_fn fn, void *user, sbio_host **out);
+
 /* Same, but leaves reporting to the caller: returns the library's code and
  * fills err (used by `config check`, which prints config errors its way). */
 sbio_code cli_host_open_raw(const cli_globals *g, const char *config_file, sbio_host **out, sbio_error *err);

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/* The sandbox holder; see holder.h. The lock guards the sandbox pointer and
+ * the stopping flag, never a slow call but the shutdown's kill, so a kill
+ * cannot race a close. */
+#include "holder.h"
+
+#include "errors.h"
+#include "exitcode.h"
+#include "host_open.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mcp_holder {
+  const mcp_config *cfg;
+  sbio_host *host;
+  sbio_create_options *copts;
+  char backend[64];
+  sbio_tier floor;
+  pthread_mutex_t lock;
+  sbio_sandbox *sb;
+  int stopping;
+  sbio_progress_fn progress_fn;
+  void *progress_user;
+};
+
+static const char fake_notice[] =
+    "sbio mcp: no backend chosen; using the built-in fake backend, which executes nothing "
+    "(choose one with --backend docker://IMAGE or default_backend in the config)\n";
+
+/* The host calls this on the creating thread (the worker). */
+static void on_progress(const char *what, int64_t done, int64_t total, void *user) {
+  mcp_holder *h = user;
+  if (h->progress_fn) h->progress_fn(what, done, total, h->progress_user);
+}
+
+static int setter_failed(sbio_code rc, const char *what) {
+  char message[160];
+  snprintf(message, sizeof message, "cannot use %s", what);
+  cli_error_view v = {rc, message, NULL, NULL, NULL};
+  return cli_error_report(&v, 0);
+}
+
+static int build_create_options(mcp_holder *h) {
+  const mcp_config *c = h->cfg;
+  sbio_create_options *o = sbio_create_options_new();
+  if (!o) return cli_error_oom(0);
+  h->copts = o;
+  sbio_code rc;
+  if (c->require_set && (rc = sbio_create_options_require_isolation(o, c->require)) != SBIO_OK)
+    return setter_failed(rc, "--require-isolation");
+  if (c->timeout_set && (rc = sbio_create_options_set_timeout(o, c->timeout_s)) != SBIO_OK)
+    return setter_failed(rc, "--timeout");
+  if ((rc = sbio_create_options_set_egress(o, c->egress)) != SBIO_OK) return setter_failed(rc, "--egress");
+  if ((rc = sbio_create_options_set_label(o, MCP_LABEL_KEY, MCP_LABEL_VALUE)) != SBIO_OK)
+    return setter_failed(rc, "the sandboxio_mcp label");
+  return 0;
+}
+
+/* The backend a create would use: the URI's scheme, else the configured
+ * default (a bare name or a URI), else the fake. */
+static void resolve_backend_name(mcp_holder *h) {
+  const char *target = h->cfg->uri ? h->cfg->uri : sbio_host_default_backend(h->host);
+  if (!target) target = "fake";
+  const char *sep = strstr(target, "://");
+  size_t n = sep ? (size_t)(sep - target) : strlen(target);
+  if (n >= sizeof h->backend) n = sizeof h->backend - 1;
+  memcpy(h->backend, target, n);
+  h->backend[n] = '\0';
+}
+
+int mcp_holder_open(const cli_globals *g, const mcp_config *cfg, mcp_holder **out) {
+  *out = NULL;
+  mcp_holder *h = calloc(1, sizeof *h);
+  if (!h) return cli_error_oom(0);
+  h->cfg = cfg;
+  pthread_mutex_init(&h->lock, NULL);
+  int exit_code = cli_host_open_progress_to(g, on_progress, h, &h->host);
+  if (!exit_code) exit_code = build_create_options(h);
+  if (exit_code) {
+    mcp_holder_close(h);
+    return exit_code;
+  }
+  resolve_backend_name(h);
+  sbio_tier floor = sbio_host_isolation_floor(h->host);
+  if (cfg->require_set && sbio_tier_rank(cfg->require) > sbio_tier_rank(floor)) floor = cfg->require;
+  h->floor = floor;
+  if (!cfg->uri && !sbio_host_default_backend(h->host)) fputs(fake_notice, stderr);
+  *out = h;
+  return 0;
+}
+
+static int report(sbio_code code, const char *message, const char *hint, const char *backend) {
+  cli_error_view v = {code, message, hint, backend, NULL};
+  return cli_error_report(&v, 0);
+}
+
+int mcp_holder_admit(mcp_holder *h) {
+  const sbio_backend_info *b = sbio_host_backend_find(h->host, h->backend);
+  char message[1024];
+  if (!b) {
+    snprintf(message, sizeof message, "no backend named '%s' was found", h->backend);
+    return report(SBIO_E_BACKEND_NOT_FOUND, message, "run `sbio backends` to see what is installed", h->backend);
+  }
+  sbio_backend_status st = sbio_backend_info_status(b);
+  if (st != SBIO_BACKEND_AVAILABLE && st != SBIO_BACKEND_LOADED) {
+    snprintf(message, sizeof message, "backend %s is %s: %s", h->backend, sbio_backend_status_name(st),
+             sbio_backend_info_reason(b));
+    return report(SBIO_E_BACKEND_UNAVAILABLE, message, "run `sbio inspect NAME` to see why", h->backend);
+  }
+  if (h->floor == SBIO_TIER_UNKNOWN) return 0;
+  /* From metadata: some mechanism must reach the floor. Which one a create
+   * would use is the backend's plan, checked again by the library at the
+   * create and against the mechanism observed after it. */
+  sbio_tier best = SBIO_TIER_UNKNOWN;
+  for (size_t i = 0; i < sbio_backend_info_mechanism_count(b); i++) {
+    sbio_tier t = sbio_mechanism_tier(b, i);
+    if (sbio_tier_satisfies(t, h->floor)) return 0;
+    if (sbio_tier_rank(t) > sbio_tier_rank(best)) best = t;
+  }
+  int from_floor = !h->cfg->require_set || h->cfg->require != h->floor;
+  char hint[256];
+  snprintf(hint, sizeof hint, "choose a backend whose tier is at least %s (`sbio backends` lists tiers)%s",
+           sbio_tier_name(h->floor), from_floor ? "; the floor comes from require_isolation in the configuration" : "");
+  snprintf(message, sizeof message, "backend %s cannot meet the required isolation %s: it offers %s", h->backend,
+           sbio_tier_name(h->floor), sbio_tier_name(best));
+  return report(SBIO_E_CONFIG, message, hint, h->backend);
+}
+
+void mcp_holder_set_progress(mcp_holder *h, sbio_progress_fn fn, void *user) {
+  h->progress_fn = fn;
+  h->progress_user = user;
+}
+
+sbio_code mcp_holder_sandbox(mcp_holder *h, sbio_sandbox **out, int *created, sbio_error *err) {
+  *out = NULL;
+  if (created) *created = 0;
+  pthread_mutex_lock(&h->lock);
+  int stopping = h->stopping;
+  sbio_sandbox *sb = h->sb;
+  pthread_mutex_unlock(&h->lock);
+  if (stopping) return SBIO_E_GONE;
+  if (sb) {
+    *out = sb;
+    return SBIO_OK;
+  }
+  /* Outside the lock: a create may take minutes (an image pull), and a
+   * shutdown meanwhile must not wait for the lock to say "stop". */
+  sbio_code rc = sbio_sandbox_create(h->host, h->cfg->uri, h->copts, &sb, err);
+  if (rc != SBIO_OK) return rc;
+  pthread_mutex_lock(&h->lock);
+  if (h->stopping) {
+    pthread_mutex_unlock(&h->lock);
+    sbio_sandbox_close(sb, NULL);
+    return SBIO_E_GONE;
+  }
+  h->sb = sb;
+  pthread_mutex_unlock(&h->lock);
+  *out = sb;
+  if (created) *created = 1;
+  return SBIO_OK;
+}
+
+void mcp_holder_forget(mcp_holder *h, sbio_sandbox *sb) {
+  pthread_mutex_lock(&h->lock);
+  if (h->sb == sb) h->sb = NULL;
+  pthread_mutex_unlock(&h->lock);
+  sbio_sandbox_close(sb, NULL);
+}
+
+static void close_reporting(sbio_sandbox *sb) {
+  sbio_error *err = sbio_error_new();
+  if (sbio_sandbox_close(sb, err) != SBIO_OK && err) {
+    cli_error_view v;
+    cli_error_view_from_sbio(err, &v);
+    cli_error_print_human(&v, "warning");
+  }
+  sbio_error_free(err);
+}
+
+void mcp_holder_reset(mcp_holder *h) {
+  pthread_mutex_lock(&h->lock);
+  sbio_sandbox *sb = h->sb;
+  h->sb = NULL;
+  pthread_mutex_unlock(&h->lock);
+  if (sb) close_reporting(sb);
+}
+
+void mcp_holder_shutdown(mcp_holder *h) {
+  pthread_mutex_lock(&h->lock);
+  h->stopping = 1;
+  if (h->sb) sbio_sandbox_kill(h->sb, NULL);
+  pthread_mutex_unlock(&h->lock);
+}
+
+void mcp_holder_close(mcp_holder *h) {
+  if (!h) return;
+  if (h->sb) {
+    close_reporting(h->sb);
+    h->sb = NULL;
+  }
+  if (h->host) sbio_host_close(h->host);
+  sbio_create_options_free(h->copts);
+  pthread_mutex_destroy(&h->lock);
+  free(h);
+}
+
+void mcp_holder_isolation(mcp_holder *h, mcp_isolation *out) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->backend, sizeof out->backend, "%s", h->backend);
+  pthread_mutex_lock(&h->lock);
+  sbio_sandbox *sb = h->sb;
+  if (sb) {
+    out->exists = 1;
+    snprintf(out->mechanism, sizeof out->mechanism, "%s", sbio_sandbox_mechanism(sb));
+    snprintf(out->sandbox_id, sizeof out->sandbox_id, "%s", sbio_sandbox_id(sb));
+    out->tier = sbio_sandbox_tier(sb);
+  }
+  pthread_mutex_unlock(&h->lock);
+  if (!sb) {
+    const sbio_backend_info *b = sbio_host_backend_find(h->host, h->backend);
+    out->tier = b ? sbio_backend_info_tier(b) : SBIO_TIER_UNKNOWN;
+  }
+}
+
+sbio_host *mcp_holder_host(mcp_holder *h) {
+  return h->host;
+}
+const mcp_config *mcp_holder_config(mcp_holder *h) {
+  return h->cfg;
+}
+const char *mcp_holder_backend(mcp_holder *h) {
+  return h->backend;
+}
+sbio_tier mcp_holder_floor(mcp_holder *h) {
+  return h->floor;
+}
+double mcp_holder_timeout(mcp_holder *h) {
+  return h->cfg->timeout_set ? h->cfg->timeout_s : SBIO_DEFAULT_TIMEOUT_S;
+}
