@@ -195,6 +195,13 @@ void mcp_holder_shutdown(mcp_holder *h) {
   pthread_mutex_unlock(&h->lock);
 }
 
+int mcp_holder_stopping(mcp_holder *h) {
+  pthread_mutex_lock(&h->lock);
+  int stopping = h->stopping;
+  pthread_mutex_unlock(&h->lock);
+  return stopping;
+}
+
 void mcp_holder_close(mcp_holder *h) {
   if (!h) return;
   if (h->sb) {

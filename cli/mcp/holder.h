@@ -52,6 +52,8 @@ void mcp_holder_reset(mcp_holder *h);
 /* Any thread, any time: no new sandbox from now on, and the current one is
  * killed (a running exec ends at once). */
 void mcp_holder_shutdown(mcp_holder *h);
+/* 1 once mcp_holder_shutdown ran. */
+int mcp_holder_stopping(mcp_holder *h);
 /* Destroys the sandbox if one is left (reporting a failed teardown with
  * the sandbox id for `sbio reap`) and closes the host. After the worker
  * has stopped. */

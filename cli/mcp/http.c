@@ -9,8 +9,11 @@
  * this embedding, packaged by Debian, with its own bounds on headers,
  * connections and idle time. What MCP adds on top is here:
  *
- *   POST /mcp     one JSON-RPC frame (at most RPC_MAX_FRAME bytes: larger
- *                 is 413, read no further). Answered with application/json
+ *   POST /mcp     one JSON-RPC frame (at most RPC_MAX_FRAME bytes: a
+ *                 larger Content-Length is 413 before the body is read; a
+ *                 chunked body past the bound is dropped as it arrives,
+ *                 413 once it ends, and its connection closed if it goes
+ *                 on past twice the bound). Answered with application/json
  *                 when every request in it is answered at once, with
  *                 text/event-stream when a tools/call runs (its progress
  *                 notifications, then its response, then the stream ends),
@@ -489,15 +492,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     size_t n = *upload_data_size;
     *upload_data_size = 0;
     if (r->too_large || r->len + n > RPC_MAX_FRAME) {
-      /* Chunked bodies have no Content-Length: stop at the bound. */
-      r->too_large = 1;
-      free(r->body);
-      r->body = NULL;
-      r->len = r->cap = 0;
-      char why[128];
-      snprintf(why, sizeof why, "Payload Too Large: a request body may have at most %zu bytes", RPC_MAX_FRAME);
-      r->answered = 1;
-      return refuse(conn, MHD_HTTP_CONTENT_TOO_LARGE, RPC_SERVER_ERROR, why);
+      /* Only a chunked body gets here (a Content-Length over the bound was
+       * refused before any of it was read), and libmicrohttpd can answer
+       * only once the body is in: the rest is counted, not kept, up to as
+       * much again, then the connection is closed without an answer. */
+      if (!r->too_large) {
+        free(r->body);
+        r->body = NULL;
+        r->cap = 0;
+        r->too_large = 1;
+      }
+      r->len += n;
+      return r->len > 2 * RPC_MAX_FRAME ? MHD_NO : MHD_YES;
     }
     if (r->len + n > r->cap) {
       size_t ncap = r->cap ? r->cap : 4096;
@@ -513,6 +519,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return MHD_YES;
   }
   r->answered = 1;
+  if (r->too_large) {
+    char why[128];
+    snprintf(why, sizeof why, "Payload Too Large: a request body may have at most %zu bytes", RPC_MAX_FRAME);
+    return refuse(conn, MHD_HTTP_CONTENT_TOO_LARGE, RPC_SERVER_ERROR, why);
+  }
   return handle_post(hs, conn, r);
 }
 

@@ -257,10 +257,12 @@ static void run_job(mcp_worker *w, mcp_job *j) {
   mcp_tool_run(j->tool, j->args ? mj_root(j->args) : NULL, &call, &out);
   mj_w_obj_end(&out);
   pthread_mutex_lock(&w->lock);
-  int cancelled = j->cancelled || atomic_load(&j->session->closed);
+  int cancelled = j->cancelled || w->stopping || atomic_load(&j->session->closed);
   pthread_mutex_unlock(&w->lock);
   /* A cancelled request gets no response (the specification: the
-   * receiver SHOULD NOT answer it). */
+   * receiver SHOULD NOT answer it); nor does one the shutdown cut short
+   * (the client is leaving, or the operator stopped the server). */
+  cancelled = cancelled || mcp_holder_stopping(w->srv->holder);
   if (!cancelled)
     send_response(j, &out);
   else {

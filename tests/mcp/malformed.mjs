@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// Hostile input: 1,000 malformed messages over stdio and over HTTP leave the
+// server answering, each with the JSON-RPC error the specification names,
+// and everything it writes is valid UTF-8 JSON, even when a command prints
+// bytes that are not text.
+import { spawn } from 'node:child_process';
+import { assert, INIT, run, SBIO, scratch, serverEnv, startHttp, test } from './lib.mjs';
+
+const strict = new TextDecoder('utf-8', { fatal: true });
+
+// 1,000 lines, each malformed in its own way, each deserving exactly one
+// error answer. Deterministic: the same every run.
+function malformedLines() {
+  const kinds = [
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"ping"`), // truncated
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"ping",}`), // trailing comma
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"p\xff\xfeng"}`, 'latin1'), // not UTF-8
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":"\\ud800${i}","method":"ping"}`), // lone surrogate
+    (i) => Buffer.from('['.repeat(1000 + i) + ']'.repeat(1000 + i)), // deep nesting
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${'9'.repeat(100 + i)},"method":"nope"}`), // huge id, unknown method
+    (i) => Buffer.from(`{"jsonrpc":"1.0","id":${i},"method":"ping"}`),
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":null,"method":"ping","x":${i}}`),
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":[${i}]}`),
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"id":${i + 1},"method":"ping"}`), // duplicate key
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":${i}}}`),
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"x\\u0000${i}"}}`),
+    (i) => Buffer.from(`[]`),
+    (i) => Buffer.from(`"just a string ${i}"`),
+    (i) => Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'), Buffer.from([0, 1, 2, i & 255]), Buffer.from('"}')]),
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"run_command","arguments":"rm"}}`),
+    (i) => Buffer.from(`\xef\xbb\xbf{"jsonrpc":"2.0","id":${i},"method":"ping"}`, 'latin1'), // BOM
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"ping","params":{"a":1e${i}}`),
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":""}`),
+    (i) => Buffer.from(`{"jsonrpc":"2.0","id":${i},"result":{},"method":"ping"}`),
+  ];
+  const out = [];
+  for (let i = 0; i < 1000; i++) out.push(kinds[i % kinds.length](i));
+  return out;
+}
+
+// Splits raw stdout into lines, checking each is valid UTF-8 and JSON.
+function parseLines(raw) {
+  const text = strict.decode(raw); // throws on invalid UTF-8
+  return text
+    .split('\n')
+    .filter((l) => l)
+    .map((l) => JSON.parse(l));
+}
+
+test('stdio: 1,000 malformed messages, 1,000 errors, and it still answers', async () => {
+  const ctx = scratch();
+  const proc = spawn(SBIO, ['mcp'], { env: serverEnv(ctx), stdio: ['pipe', 'pipe', 'pipe'] });
+  const chunks = [];
+  proc.stdout.on('data', (d) => chunks.push(d));
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((r) => proc.on('exit', (code) => r(code)));
+  proc.stdin.write(JSON.stringify(INIT(0)) + '\n');
+  for (const l of malformedLines()) proc.stdin.write(Buffer.concat([l, Buffer.from('\n')]));
+  // Larger than the 4 MiB bound: refused without being buffered whole.
+  proc.stdin.write('{"a":"' + 'z'.repeat(5 * 1024 * 1024) + '"}\n');
+  proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 'alive', method: 'ping' }) + '\n');
+  // Binary output of a command is still valid UTF-8 JSON.
+  const blob = Buffer.from([0xff, 0xfe, 0, 0xc3, 0x28, 0x41, 10]).toString('base64');
+  proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 'w', method: 'tools/call', params: { name: 'write_file', arguments: { path: '/work/b', content: blob, encoding: 'base64' } } }) + '\n');
+  proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'run_command', arguments: { cmd: 'cat /work/b' } } }) + '\n');
+  const waitFor = (id) =>
+    new Promise((resolve) => {
+      const check = () => {
+        const msgs = parseLines(Buffer.concat(chunks));
+        const m = msgs.find((x) => x.id === id);
+        if (m) resolve(msgs);
+        else setTimeout(check, 20);
+      };
+      check();
+    });
+  const msgs = await waitFor('c');
+  proc.stdin.end();
+  assert.equal(await exited, 0, stderr);
+  const errors = msgs.filter((m) => m.error);
+  assert.equal(errors.length, 1001, 'one error per malformed message, one for the oversized one');
+  for (const e of errors) {
+    assert.ok([-32700, -32600, -32601, -32602].includes(e.error.code), JSON.stringify(e));
+    assert.ok(e.error.message.length > 10);
+  }
+  assert.ok(errors.some((e) => /more than 4194304 bytes/.test(e.error.message)));
+  assert.ok(errors.some((e) => /nesting deeper than 64/.test(e.error.message)));
+  assert.ok(errors.some((e) => /invalid UTF-8/.test(e.error.message)));
+  assert.deepEqual(msgs.find((m) => m.id === 'alive').result, {});
+  const cat = msgs.find((m) => m.id === 'c').result;
+  assert.equal(cat.isError, false);
+  assert.equal(cat.structuredContent.stdout, '\ufffd\ufffd\u0000\ufffd(A\n', 'invalid bytes became U+FFFD');
+});
+
+test('HTTP: 1,000 malformed bodies, each refused, and it still serves', async () => {
+  const ctx = scratch();
+  const server = await startHttp([], serverEnv(ctx));
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  let res = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify(INIT(0)) });
+  const sid = res.headers.get('mcp-session-id');
+  assert.match(sid, /^[0-9a-f]{32}$/);
+  let answered = 0;
+  for (const body of malformedLines()) {
+    res = await fetch(server.url, { method: 'POST', headers: { ...headers, 'Mcp-Session-Id': sid }, body });
+    const raw = Buffer.from(await res.arrayBuffer());
+    assert.ok(res.status === 200 || res.status === 400, `status ${res.status}`);
+    const parsed = JSON.parse(strict.decode(raw));
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    assert.ok(list.every((m) => m.error && [-32700, -32600, -32601, -32602].includes(m.error.code)), strict.decode(raw));
+    answered++;
+  }
+  assert.equal(answered, 1000);
+  res = await fetch(server.url, {
+    method: 'POST',
+    headers: { ...headers, 'Mcp-Session-Id': sid },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'alive', method: 'ping' }),
+  });
+  assert.deepEqual((await res.json()).result, {});
+  server.proc.kill('SIGTERM');
+  assert.equal(await server.exited, 143);
+});
+
+await run();
