@@ -10,7 +10,13 @@
  * can stay open for ever after its sandbox died (OBSERVED under runsc with a
  * too-small PIDs limit: the exec vanishes, the container exits, the
  * connection never closes). A dead container ends the exec with
- * SBIO_E_GONE at the next probe instead of at the deadline. */
+ * SBIO_E_GONE at the next probe instead of at the deadline.
+ *
+ * A caller's cancellation of this one exec (ABI 1.3) kills its processes
+ * the way a deadline does (exec_kill.c) and returns SBIO_E_CANCELLED; the
+ * sandbox and its files stay, and so do its other processes unless the
+ * image has no /bin/sh to run the killer (then the container is restarted
+ * and the message says so). */
 #include "exec.h"
 
 #include "demux.h"
@@ -29,7 +35,17 @@
 #define AFTER_S 10.0 /* for the inspects after the stream ended */
 #define STDIN_CHUNK 65536
 
-typedef enum outcome { END_EOF, END_CANCELLED, END_DEADLINE, END_LOST, END_BROKEN, END_GONE } outcome;
+/* END_CANCELLED: the sandbox is being killed; END_EXEC_CANCELLED: only this
+ * exec was cancelled by its caller (ABI 1.3), the sandbox lives on. */
+typedef enum outcome {
+  END_EOF,
+  END_CANCELLED,
+  END_EXEC_CANCELLED,
+  END_DEADLINE,
+  END_LOST,
+  END_BROKEN,
+  END_GONE
+} outcome;
 
 static int is_cancelled(const sbio_bk_call *c) {
   return c->cancelled && c->cancelled(c);
@@ -226,7 +242,8 @@ static outcome pump(exec_run *r) {
   }
   r->last_activity = sbio__dk_now(inst);
   for (;;) {
-    if (is_cancelled(r->call) || atomic_load(&r->sb->killed)) return END_CANCELLED;
+    if (atomic_load(&r->sb->killed)) return END_CANCELLED;
+    if (is_cancelled(r->call)) return sbio_bk_exec_cancelled(r->call) ? END_EXEC_CANCELLED : END_CANCELLED;
     int64_t left = sbio_bk_remaining_ns(r->call);
     if (left == 0) return END_DEADLINE;
     long ms = left / 1000000 + 1;
@@ -316,6 +333,20 @@ static int lost(exec_run *r, int *exit_code, sbio_bk_error *err) {
                         inst->endpoint.display, r->sb->short_id);
 }
 
+/* The caller cancelled this exec (and only it): kill its processes as a
+ * deadline does, keep the sandbox. The upgrade may have been cut short
+ * after the engine started the process, so this also runs then. */
+static int cancelled(exec_run *r, const char *token, int *exit_code, sbio_bk_error *err) {
+  *exit_code = 137;
+  char how[256] = "";
+  if (sbio__dk_exec_kill(r->sb, r->exec_id, token, r->call, how, sizeof how) != 0)
+    return sbio_sdk_error(err, SBIO_E_EXEC, "the sandbox may still run the command; kill the sandbox to be sure",
+                          "docker: the exec in sandbox %s was cancelled, %s", r->sb->short_id, how);
+  return sbio_sdk_error(err, SBIO_E_CANCELLED, NULL,
+                        "docker: command cancelled by its caller and killed (%s); sandbox %s is still usable", how,
+                        r->sb->short_id);
+}
+
 static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
   char path[160];
@@ -323,7 +354,9 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
   sbio_sdk_http_response resp;
   if (sbio__dk_upgrade(inst, path, "{\"Detach\":false,\"Tty\":false}", r->call, &r->conn, &resp) != 0 || !r->conn) {
     int rc;
-    if (resp.outcome == SBIO_SDK_HTTP_CANCELLED) {
+    if (resp.outcome == SBIO_SDK_HTTP_CANCELLED && sbio_bk_exec_cancelled(r->call) && !atomic_load(&r->sb->killed)) {
+      rc = cancelled(r, token, exit_code, err);
+    } else if (resp.outcome == SBIO_SDK_HTTP_CANCELLED) {
       *exit_code = 137;
       rc = SBIO_OK;
     } else if (resp.outcome == SBIO_SDK_HTTP_TIMEOUT) {
@@ -350,6 +383,8 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
   case END_CANCELLED:
     *exit_code = 137;
     return SBIO_OK; /* the sandbox is being killed */
+  case END_EXEC_CANCELLED:
+    return cancelled(r, token, exit_code, err);
   case END_GONE:
     *exit_code = 137;
     return gone_error(r, err);
@@ -391,7 +426,10 @@ int sbio__dk_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   int created = sbio__dk_exec_create(inst, sb->id, body, call, r.exec_id, sizeof r.exec_id, &resp);
   free(body);
   if (created != 0) {
-    if (resp.outcome == SBIO_SDK_HTTP_CANCELLED) {
+    if (resp.outcome == SBIO_SDK_HTTP_CANCELLED && sbio_bk_exec_cancelled(call) && !atomic_load(&sb->killed)) {
+      /* Nothing was started: an exec that is created is not yet running. */
+      rc = sbio_sdk_error(err, SBIO_E_CANCELLED, NULL, "docker: command cancelled by its caller before it started");
+    } else if (resp.outcome == SBIO_SDK_HTTP_CANCELLED) {
       *exit_code = 137; /* killed before it started: as if killed while running */
       rc = SBIO_OK;
     } else if (sbio__dk_container_gone(&resp))

@@ -114,5 +114,6 @@ SBIO_BACKEND(
     .connect = sbio__dk_op_connect, .exec = sbio__dk_op_exec, .file_read = sbio__dk_op_file_read,
     .file_write = sbio__dk_op_file_write, .file_list = sbio__dk_op_file_list, .file_mkdir = sbio__dk_op_file_mkdir,
     .file_remove = sbio__dk_op_file_remove, .kill = sbio__dk_op_kill, .release = sbio__dk_op_release,
-    .list_managed = sbio__dk_op_list_managed, .kill_managed = sbio__dk_op_kill_managed, .probe = docker_probe)
+    .list_managed = sbio__dk_op_list_managed, .kill_managed = sbio__dk_op_kill_managed, .probe = docker_probe,
+    .features = SBIO_BK_FEATURE_EXEC_CANCEL)
 /* clang-format on */

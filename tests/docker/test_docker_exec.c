@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Exec on a real engine (runc): streams, stdin, exit codes, env and cwd,
- * large output, deadlines that kill, kill from another thread, and a
- * container removed behind the sandbox's back. */
+ * large output, deadlines that kill, kill from another thread, one exec
+ * cancelled while the sandbox lives on, and a container removed behind the
+ * sandbox's back. */
 #include "docker_support.h"
 
 #include <pthread.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 static dx_env env;
 
@@ -309,6 +311,99 @@ static void test_kill_from_another_thread_ends_exec(void **state) {
   assert_null(dx_inspect(&env, id));
 }
 
+/* Per-exec cancellation (ABI 1.3): a token set from another thread once the
+ * command has printed, and only that command dies: its background child
+ * too, but not another process of the sandbox, nor its files, nor the
+ * container. */
+typedef struct canceller_args {
+  dx_out *out;
+  sbio_cancel *token;
+  int saw_output;
+} canceller_args;
+
+static void *canceller(void *p) {
+  canceller_args *a = p;
+  /* Waits for the command's first line (the exec's own thread writes it),
+   * so the cancel lands while it runs; bounded so a broken exec fails the
+   * test instead of hanging it. */
+  for (int i = 0; i < 3000; i++) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&a->out->total[1], __ATOMIC_SEQ_CST) > 0) {
+      a->saw_output = 1;
+      break;
+    }
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  sbio_cancel_request(a->token);
+  return NULL;
+}
+
+static void test_cancel_one_exec_keeps_the_sandbox(void **state) {
+  fx *f = *state;
+  assert_true(sbio_sandbox_exec_cancellable(f->sb));
+  char id[80];
+  snprintf(id, sizeof id, "%s", sbio_sandbox_id(f->sb));
+  int code = -1;
+  assert_int_equal(dx_sh(f->sb, "echo kept > /work/marker; sleep 404 >/dev/null 2>&1 &", 30, &code, NULL, NULL),
+                   SBIO_OK);
+  char started_at[64] = "";
+  cJSON *before = dx_inspect(&env, id);
+  assert_non_null(before);
+  snprintf(
+      started_at, sizeof started_at, "%s",
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(before, "State"), "StartedAt")->valuestring);
+  cJSON_Delete(before);
+  assert_int_equal(count_processes(f->sb, "sleep 404"), 1);
+
+  dx_out out = {0};
+  sbio_cancel *token = sbio_cancel_new();
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_timeout(o, 120);
+  sbio_exec_options_set_output_callback(o, dx_out_cb, &out);
+  sbio_exec_options_set_cancel(o, token);
+  canceller_args a = {&out, token, 0};
+  pthread_t t;
+  pthread_create(&t, NULL, canceller, &a);
+  sbio_error *err = sbio_error_new();
+  sbio_exec_result *r = NULL;
+  double t0 = dx_now();
+  sbio_code rc = sbio_sandbox_exec_shell(f->sb, "echo started; sleep 405 & sleep 406", o, &r, err);
+  double dt = dx_now() - t0;
+  pthread_join(t, NULL);
+  fprintf(stderr, "cancelled exec returned after %.2f s: [%s] %s\n", dt, sbio_code_name(rc), sbio_error_message(err));
+  assert_true(a.saw_output);
+  assert_int_equal(rc, SBIO_E_CANCELLED);
+  assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1902");
+  assert_non_null(strstr(sbio_error_message(err), "still usable"));
+  assert_true(dt < 60); /* far from the 120 s deadline */
+  assert_non_null(r);
+  assert_int_equal(sbio_exec_result_exit_code(r), 137);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "started\n");
+  sbio_exec_result_free(r);
+  /* The command and its child are gone; the other process, the files and
+   * the container are not. */
+  assert_int_equal(count_processes(f->sb, "sleep 40[56]"), 0);
+  assert_int_equal(count_processes(f->sb, "sleep 404"), 1);
+  char *text = NULL;
+  assert_int_equal(dx_sh(f->sb, "cat /work/marker", 30, &code, &text, NULL), SBIO_OK);
+  assert_string_equal(text, "kept\n");
+  free(text);
+  assert_true(sbio_sandbox_alive(f->sb));
+  assert_string_equal(sbio_sandbox_id(f->sb), id);
+  cJSON *c = dx_inspect(&env, id);
+  assert_non_null(c);
+  const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "State");
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "Running")));
+  /* Not restarted (the fallback when the processes cannot be killed one by one). */
+  assert_string_equal(cJSON_GetObjectItemCaseSensitive(st, "StartedAt")->valuestring, started_at);
+  cJSON_Delete(c);
+  sbio_error_free(err);
+  sbio_exec_options_free(o);
+  sbio_cancel_free(token);
+  dx_out_free(&out);
+}
+
 /* Removed behind our back: SBX_E1204 for exec and files. */
 static void test_container_removed_externally_is_gone(void **state) {
   fx *f = *state;
@@ -344,6 +439,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_large_output_streams, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deadline_kills_the_process, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kill_from_another_thread_ends_exec, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cancel_one_exec_keeps_the_sandbox, setup, teardown),
       cmocka_unit_test_setup_teardown(test_container_removed_externally_is_gone, setup, teardown),
   };
   return cmocka_run_group_tests_name("docker_exec", tests, NULL, NULL);
