@@ -246,14 +246,22 @@ static void run_command(const mj_value *args, mcp_call *call, tool_result *r) {
 }
 
 /* A missing interpreter: the shell's or the runtime's "not found" (126 or
- * 127, nothing on stdout). Any program can exit 127, but one that printed
- * nothing and whose stderr is about python3 (or empty) did not run. */
+ * 127, with a short complaint about python3, or nothing at all). Docker puts
+ * the runtime's "exec: \"python3\": executable file not found" on stdout,
+ * a shell on stderr. A program of the model's own that exits 127 after
+ * printing something else is left alone. */
+static int mentions_missing(const char *s, size_t n) {
+  return n < 2048 && strstr(s, "python3") && (strstr(s, "not found") || strstr(s, "No such file"));
+}
+
 static int no_python(const sbio_exec_result *res) {
   int code = sbio_exec_result_exit_code(res);
   size_t out_len = 0, err_len = 0;
-  sbio_exec_result_stdout(res, &out_len);
+  const char *out = sbio_exec_result_stdout(res, &out_len);
   const char *errs = sbio_exec_result_stderr(res, &err_len);
-  return (code == 127 || code == 126) && out_len == 0 && (err_len == 0 || strstr(errs, "python3") != NULL);
+  if (code != 127 && code != 126) return 0;
+  return (out_len == 0 && err_len == 0) || (out_len == 0 && mentions_missing(errs, err_len)) ||
+         (err_len == 0 && mentions_missing(out, out_len));
 }
 
 static void run_python(const mj_value *args, mcp_call *call, tool_result *r) {
@@ -267,6 +275,7 @@ static void run_python(const mj_value *args, mcp_call *call, tool_result *r) {
   if (no_python(res)) {
     size_t n = 0;
     const char *errs = sbio_exec_result_stderr(res, &n);
+    if (!n) errs = sbio_exec_result_stdout(res, &n);
     while (n && (errs[n - 1] == '\n' || errs[n - 1] == '\r')) n--;
     if (n > 300) n = 300;
     set_error(r, SBIO_E_EXEC,

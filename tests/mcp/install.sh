@@ -25,5 +25,5 @@ if ! cmp -s package-lock.json node_modules/.sbio-installed-lock 2>/dev/null; the
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json node_modules/.sbio-installed-lock
 fi
-cp "$src"/*.mjs "$src"/*.yml "$work/"
+cp "$src"/*.mjs "$src"/*.yml "$src/python_image.sh" "$work/"
 echo "ok" >"$work/state"
