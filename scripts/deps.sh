@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config clang libclang-rt-14-dev   # gcc and clang builds (clang: its sanitizer runtime)
   libltdl-dev libcurl4-openssl-dev libcjson-dev libyaml-dev libarchive-dev
   libcmocka-dev
+  libmicrohttpd-dev                # sbio mcp's streamable HTTP transport
   docker.io runsc busybox-static   # the docker backend's tests run a private engine
   docker-registry                  # ...and a loopback registry to test real pulls
   openssl curl                     # TLS engine tests: certificates made at test time

@@ -47,6 +47,7 @@ has() { grep -Eq "$2" "$work/$1.list" || fail "$1 lacks a file matching $2"; }
 lacks() { if grep -Eq "$2" "$work/$1.list"; then fail "$1 holds $(grep -E "$2" "$work/$1.list" | head -1)"; fi; }
 has core '^lib[^/]*/libsandboxio\.so\.0$'
 has core '^bin/sbio$'
+has core '^libexec/sandboxio/sbio-mcp$'
 has core '^share/man/man1/sbio\.1$'
 has core '^share/man/man5/sandboxio\.yaml\.5$'
 lacks core '^include/|\.a$|/cmake/|/pkgconfig/|/backends/|libsandboxio\.so$'
