@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* The e2b backend through the real sbio binary, for what a user sees of a
+ * rate limit: a create E2B refuses once with 429 + Retry-After: 1 costs one
+ * second and the command runs (it used to exit 69); one the deadline cannot
+ * absorb exits 69 with SBX_E1502 at once. */
+#include "harness.h"
+
+#include "e2b_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "E2B_API_KEY=<the emulator's key>" for the child's environment. */
+static const char *const *key_env(void) {
+  static char entry[160];
+  static const char *env[2];
+  snprintf(entry, sizeof entry, "E2B_API_KEY=%s", E2B_TEST_KEY);
+  env[0] = entry;
+  env[1] = NULL;
+  return env;
+}
+
+static int setup(void **state) {
+  fx *f = calloc(1, sizeof *f);
+  if (!f || fx_open(f, NULL, NULL, NULL) != 0) return -1;
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fx *f = *state;
+  int violations = emu_violations(&f->emu);
+  fx_close(f);
+  free(f);
+  return violations == 0 ? 0 : -1;
+}
+
+static void test_a_one_second_rate_limit_costs_one_second(void **state) {
+  fx *f = *state;
+  emu_fault(&f->emu, "{\"server\":\"api\",\"method\":\"POST\",\"path\":\"^/sandboxes$\",\"action\":\"status\","
+                     "\"status\":429,\"retry_after\":\"1\",\"times\":1,\"message\":\"rate limit exceeded\"}");
+  h_opts o = {.env = key_env()};
+  h_result r;
+  H_RUN(&r, &o, "--config", f->config, "run", "--backend", "e2b://", "--", "echo", "hi");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "hi\n");
+  h_result_free(&r);
+  assert_int_equal(emu_count(&f->emu, "POST", "/sandboxes"), 2);
+  assert_int_equal(emu_count(&f->emu, "DELETE", "/sandboxes/"), 1);
+}
+
+static void test_a_rate_limit_past_the_deadline_exits_69_at_once(void **state) {
+  fx *f = *state;
+  emu_fault(&f->emu, "{\"server\":\"api\",\"method\":\"POST\",\"path\":\"^/sandboxes$\",\"action\":\"status\","
+                     "\"status\":429,\"retry_after\":\"3600\",\"times\":100,\"message\":\"rate limit exceeded\"}");
+  h_opts o = {.env = key_env()};
+  h_result r;
+  H_RUN(&r, &o, "--config", f->config, "run", "--backend", "e2b://", "--", "echo", "hi");
+  H_ASSERT_STATUS(&r, 69);
+  assert_string_equal(r.out, "");
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1502]"));
+  assert_true(h_contains(r.err, r.err_len, "Retry-After 3600"));
+  assert_false(h_contains(r.err, r.err_len, E2B_TEST_KEY));
+  h_result_free(&r);
+  assert_int_equal(emu_count(&f->emu, "POST", "/sandboxes"), 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_a_one_second_rate_limit_costs_one_second, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_a_rate_limit_past_the_deadline_exits_69_at_once, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
