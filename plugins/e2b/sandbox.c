@@ -168,8 +168,12 @@ int sbio__e2b_op_kill(void *sandbox, const sbio_bk_call *call, sbio_bk_error *er
     return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "e2b kill: missing argument");
   if (atomic_load(&sb->killed) == 2) return SBIO_OK; /* done before: idempotent */
   atomic_store(&sb->killed, 1);
-  sbio_bk_call c = *call;
-  c.cancelled = NULL; /* a kill is what cancellation is for: it must run */
+  /* A kill is what cancellation is for: it must run, on a call that is
+   * never cancelled, within the kill's own deadline. (Not a copy of the
+   * core's call: its callbacks may look at the identity of their call.) */
+  sbio_bk_call c;
+  sbio_sdk_call_cleanup(&c, call, 0);
+  c.deadline_ns = call->deadline_ns;
   int existed = 0;
   int rc = sbio__e2b_api_kill(sb->inst, &c, sb->id, &existed, err);
   if (rc == SBIO_OK) {
