@@ -97,9 +97,6 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   }
   dt_ctx ctx;
   int rc = sbio__dt_ctx_init(&ctx, sb->inst, call, &sb->killed, err);
-  /* The exec's call, with the kill step's allowance (see the top); still
-   * cancelled with it. */
-  ctx.call.deadline_ns = call->deadline_ns + (int64_t)(ANSWER_GRACE_S * 1e9);
   char *body = rc == SBIO_OK ? request_body(&ctx, sb, req, call, err) : NULL;
   if (rc == SBIO_OK && !body) rc = err->code ? err->code : SBIO_E_INTERNAL;
   if (rc != SBIO_OK) {
@@ -114,8 +111,12 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   hreq.body = body;
   hreq.body_len = strlen(body);
   hreq.timeout_ms = SBIO_SDK_HTTP_NO_TIMEOUT; /* as long as the command may run, not one request's limit */
+  /* The request alone gets the kill step's allowance (see the top), still
+   * cancelled with the exec. */
+  ctx.call.deadline_ns = call->deadline_ns + (int64_t)(ANSWER_GRACE_S * 1e9);
   sbio_sdk_http_response resp;
   sbio_sdk_http_send(sb->toolbox, &hreq, &ctx.call, &resp);
+  ctx.call.deadline_ns = call->deadline_ns; /* what follows is the exec's again */
   if (resp.outcome == SBIO_SDK_HTTP_CANCELLED || (!sbio__dt_ok(&resp) && sbio__dt_cancelled(&ctx))) {
     /* The sandbox is being killed: the command died with it, whatever the
      * toolbox managed to answer before the connection went. */
