@@ -7,7 +7,15 @@
  * whole process group and answer 408. That answer is the exec's kill step:
  * it is waited for at most ANSWER_GRACE_S past the deadline (every backend
  * kills after the deadline, each with a bounded budget), and the exec is
- * SBX_E1302 either way. */
+ * SBX_E1302 either way.
+ *
+ * Cancelling one exec (ABI 1.3): the toolbox has no call that kills one
+ * command of process/execute, and the daemon does not kill a command whose
+ * request was abandoned. So every command carries SBIO_EXEC_ID=<random
+ * token> in its environment, and a cancellation runs a second, short
+ * process/execute that SIGKILLs every process carrying it (the command and
+ * what it started; children inherit the environment), as the docker backend
+ * does at a deadline. The sandbox stays. */
 #include "ops.h"
 
 #include "errmap.h"
@@ -17,16 +25,71 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #define KILLED_EXIT 137
+#define EXEC_TOKEN_VAR "SBIO_EXEC_ID"
+#define KILL_BUDGET_S 10.0 /* the killer of a cancelled command, on a call of its own */
 /* How long past the deadline the daemon's own 408 (its kill, confirmed)
  * may take to arrive. */
 #define ANSWER_GRACE_S 5.0
 
+/* $1 is the token. Three passes catch what forks during the first; the
+ * NUL bytes of /proc/PID/environ vanish in the command substitution, which
+ * leaves the token intact for the pattern. */
+static const char kill_script[] =
+    "t=\"" EXEC_TOKEN_VAR "=$1\"; for pass in 1 2 3; do for d in /proc/[0-9]*; do "
+    "case \"$(cat \"$d/environ\" 2>/dev/null)\" in *\"$t\"*) kill -9 \"${d#/proc/}\" 2>/dev/null;; esac; "
+    "done; done; exit 0";
+
+static int make_token(char *out, size_t size) {
+  unsigned char raw[16];
+  if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) return -1;
+  for (size_t i = 0; i < sizeof raw && 2 * i + 2 < size; i++) snprintf(out + 2 * i, 3, "%02x", raw[i]);
+  return 0;
+}
+
+/* Kills every process of the cancelled command, on a call of its own (the
+ * exec's is cancelled). 0 when the killer ran to its end. */
+static int kill_by_token(dt_sandbox *sb, const sbio_bk_call *exec_call, const char *token) {
+  sbio_bk_call budget;
+  sbio_sdk_call_cleanup(&budget, exec_call, KILL_BUDGET_S);
+  dt_ctx kctx;
+  sbio_bk_error ignored = {.size = sizeof ignored};
+  if (sbio__dt_ctx_init(&kctx, sb->inst, &budget, &sb->killed, &ignored) != SBIO_OK) return -1;
+  char command[1024];
+  snprintf(command, sizeof command, "sh -c '%s' sbio-kill %s", kill_script, token);
+  cJSON *body = cJSON_CreateObject();
+  char *text = NULL;
+  if (body && cJSON_AddStringToObject(body, "command", command) &&
+      cJSON_AddNumberToObject(body, "timeout", KILL_BUDGET_S))
+    text = cJSON_PrintUnformatted(body);
+  cJSON_Delete(body);
+  int rc = -1;
+  if (text) {
+    sbio_sdk_http_request hreq = sbio__dt_request(&kctx, "POST", "/process/execute");
+    hreq.body = text;
+    hreq.body_len = strlen(text);
+    sbio_sdk_http_response resp;
+    sbio_sdk_http_send(sb->toolbox, &hreq, &kctx.call, &resp);
+    if (sbio__dt_ok(&resp)) {
+      cJSON *doc = cJSON_ParseWithLength(resp.body ? resp.body : "", resp.len);
+      const cJSON *code = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "exitCode") : NULL;
+      rc = cJSON_IsNumber(code) && code->valuedouble == 0 ? 0 : -1;
+      cJSON_Delete(doc);
+    }
+    sbio_sdk_http_response_free(&resp);
+  }
+  free(text);
+  sbio__dt_ctx_done(&kctx);
+  return rc;
+}
+
 static char *request_body(dt_ctx *ctx, dt_sandbox *sb, const sbio_bk_exec_req *req, const sbio_bk_call *call,
-                          sbio_bk_error *err) {
+                          const char *token, sbio_bk_error *err) {
   for (size_t i = 0; i < req->n_env; i++)
     if (!sbio__dt_env_name_ok(req->env[i].key)) {
       sbio_sdk_error(err, SBIO_E_CONFIG, "names are letters, digits and '_', not starting with a digit",
@@ -41,12 +104,16 @@ static char *request_body(dt_ctx *ctx, dt_sandbox *sb, const sbio_bk_exec_req *r
   int bad = !command || !body || !cJSON_AddStringToObject(body, "command", command) ||
             !cJSON_AddNumberToObject(body, "timeout", timeout < 1 ? 1 : timeout) ||
             (req->cwd && !cJSON_AddStringToObject(body, "cwd", cwd));
-  if (!bad && req->n_env) {
+  if (!bad) {
     envs = cJSON_AddObjectToObject(body, "envs");
     for (size_t i = 0; envs && i < req->n_env; i++) {
       cJSON_DeleteItemFromObjectCaseSensitive(envs, req->env[i].key);
       if (!cJSON_AddStringToObject(envs, req->env[i].key, req->env[i].value ? req->env[i].value : "")) envs = NULL;
     }
+    /* Last, so no caller variable can replace the mark a cancellation
+     * finds the command's processes by. */
+    if (envs) cJSON_DeleteItemFromObjectCaseSensitive(envs, EXEC_TOKEN_VAR);
+    if (envs && !cJSON_AddStringToObject(envs, EXEC_TOKEN_VAR, token)) envs = NULL;
     bad = !envs;
   }
   char *text = bad ? NULL : cJSON_PrintUnformatted(body);
@@ -97,7 +164,10 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   }
   dt_ctx ctx;
   int rc = sbio__dt_ctx_init(&ctx, sb->inst, call, &sb->killed, err);
-  char *body = rc == SBIO_OK ? request_body(&ctx, sb, req, call, err) : NULL;
+  char token[40];
+  if (rc == SBIO_OK && make_token(token, sizeof token) != 0)
+    rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "daytona exec: no randomness for the exec token");
+  char *body = rc == SBIO_OK ? request_body(&ctx, sb, req, call, token, err) : NULL;
   if (rc == SBIO_OK && !body) rc = err->code ? err->code : SBIO_E_INTERNAL;
   if (rc != SBIO_OK) {
     free(body);
@@ -117,7 +187,19 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   sbio_sdk_http_response resp;
   sbio_sdk_http_send(sb->toolbox, &hreq, &ctx.call, &resp);
   ctx.call.deadline_ns = call->deadline_ns; /* what follows is the exec's again */
-  if (resp.outcome == SBIO_SDK_HTTP_CANCELLED || (!sbio__dt_ok(&resp) && sbio__dt_cancelled(&ctx))) {
+  int stopped = resp.outcome == SBIO_SDK_HTTP_CANCELLED || (!sbio__dt_ok(&resp) && sbio__dt_cancelled(&ctx));
+  if (stopped && sbio_bk_exec_cancelled(call) && !atomic_load(&sb->killed)) {
+    /* Only this command was cancelled: kill it, keep the sandbox. */
+    *exit_code = KILLED_EXIT;
+    if (kill_by_token(sb, call, token) == 0)
+      rc = sbio_sdk_error(err, SBIO_E_CANCELLED, NULL,
+                          "command cancelled by its caller and killed (SIGKILL to every process of the command); "
+                          "sandbox %s is still usable",
+                          sb->id);
+    else
+      rc = sbio_sdk_error(err, SBIO_E_EXEC, "the sandbox may still run the command; kill the sandbox to be sure",
+                          "the command in sandbox %s was cancelled, but the command that kills it failed", sb->id);
+  } else if (stopped) {
     /* The sandbox is being killed: the command died with it, whatever the
      * toolbox managed to answer before the connection went. */
     *exit_code = KILLED_EXIT;

@@ -180,4 +180,5 @@ SBIO_BACKEND("daytona", DT_VERSION, "Daytona sandboxes over its REST and toolbox
              DT_MECHANISMS, .open = dt_open, .close = dt_close, .plan = dt_plan, .create = dt_create,
              .connect = dt_connect, .exec = dt_exec, .file_read = dt_file_read, .file_write = dt_file_write,
              .file_list = dt_file_list, .file_mkdir = dt_file_mkdir, .file_remove = dt_file_remove, .kill = dt_kill,
-             .release = sbio__dt_op_release, .list_managed = dt_list_managed, .kill_managed = dt_kill_managed)
+             .release = sbio__dt_op_release, .list_managed = dt_list_managed, .kill_managed = dt_kill_managed,
+             .features = SBIO_BK_FEATURE_EXEC_CANCEL)

@@ -5,7 +5,8 @@
  * (SendInput, then CloseStdin). The group is bounded by the caller's call,
  * so nothing here outlives the exec's deadline; once it passed, the
  * command is killed (SendSignal SIGKILL) on a short clean-up call of its
- * own, as the kill step of an exec is everywhere. */
+ * own, as the kill step of an exec is everywhere. A caller's cancellation
+ * of this one exec (ABI 1.3) kills it the same way and keeps the sandbox. */
 #include "api.h"
 #include "b64.h"
 #include "envelope.h"
@@ -203,9 +204,36 @@ static int timed_out(exec_run *r, int *exit_code, sbio_bk_error *err) {
                         killed ? " and was killed (SIGKILL)" : "");
 }
 
+/* The caller cancelled this exec (ABI 1.3): SIGKILL for the command
+ * (envd does not kill a command whose client went away), the sandbox
+ * stays. Before envd reported the start there is no pid to signal; envd's
+ * own deadline (the exec's, plus ENVD_GRACE_MS) then ends a command that
+ * starts after all, and the message says so. */
+static int cancelled(exec_run *r, int *exit_code, sbio_bk_error *err) {
+  *exit_code = 137;
+  if (r->ev.ended) {
+    *exit_code = sbio__e2b_proc_exit_status(&r->ev);
+    return sbio_sdk_error(err, SBIO_E_CANCELLED, NULL,
+                          "e2b: command cancelled by its caller as it ended; sandbox %s is still usable", r->sb->id);
+  }
+  if (!r->ev.started)
+    return sbio_sdk_error(err, SBIO_E_CANCELLED, NULL,
+                          "e2b: command cancelled by its caller before envd reported its start (envd ends it at its "
+                          "deadline if it started); sandbox %s is still usable",
+                          r->sb->id);
+  if (kill_command(r) != 0)
+    return sbio_sdk_error(err, SBIO_E_EXEC, "the sandbox may still run the command; kill the sandbox to be sure",
+                          "e2b: the command in sandbox %s was cancelled, but envd did not take the SIGKILL", r->sb->id);
+  return sbio_sdk_error(err, SBIO_E_CANCELLED, NULL,
+                        "e2b: command cancelled by its caller and killed (SIGKILL); sandbox %s is still usable",
+                        r->sb->id);
+}
+
 static int result(exec_run *r, int *exit_code, sbio_bk_error *err) {
   const sbio_sdk_http_response *resp = sbio_sdk_http_transfer_response(r->st);
   *exit_code = -1;
+  if (resp->outcome == SBIO_SDK_HTTP_CANCELLED && sbio_bk_exec_cancelled(r->call) && !atomic_load(&r->sb->killed))
+    return cancelled(r, exit_code, err);
   if (resp->outcome == SBIO_SDK_HTTP_CANCELLED) {
     *exit_code = 137; /* the sandbox is being killed: the command goes with it */
     return SBIO_OK;

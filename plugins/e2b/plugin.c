@@ -163,4 +163,4 @@ SBIO_BACKEND("e2b", "0.1.0", "E2B cloud sandboxes: one Firecracker microVM each"
              .exec = e2b_exec, .file_read = e2b_file_read, .file_write = e2b_file_write, .file_list = e2b_file_list,
              .file_mkdir = e2b_file_mkdir, .file_remove = e2b_file_remove, .kill = e2b_kill,
              .release = sbio__e2b_op_release, .list_managed = e2b_list_managed,
-             .kill_managed = e2b_kill_managed E2B_PROBE_OP)
+             .kill_managed = e2b_kill_managed E2B_PROBE_OP, .features = SBIO_BK_FEATURE_EXEC_CANCEL)

@@ -2,9 +2,10 @@
 /* The daytona backend's lifecycle through the public API, against the
  * emulator: what create sends (and that it waits until started), exec in
  * argv and shell form, env, cwd, deadlines, kill (also during an exec),
- * connect, and the toolbox URL fallbacks for older deployments. */
+ * cancelling one exec, connect, and the toolbox URL fallbacks for older deployments. */
 #include "dt_support.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +255,106 @@ static void test_kill_from_another_thread_ends_a_running_exec(void **state) {
   dtf_close(&f);
 }
 
+/* The emulator runs commands as real processes of this machine: the pid
+ * of the one whose command line is exactly `argv` (NUL-separated), or 0. */
+static pid_t host_process(const char *argv, size_t len) {
+  DIR *d = opendir("/proc");
+  pid_t found = 0;
+  struct dirent *e;
+  while (d && !found && (e = readdir(d))) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    char path[300], buf[256];
+    snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+    FILE *fp = fopen(path, "r");
+    if (!fp) continue;
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    if (n == len && memcmp(buf, argv, len) == 0) found = (pid_t)atoi(e->d_name);
+  }
+  if (d) closedir(d);
+  return found;
+}
+
+/* Gone, or a zombie waiting to be reaped (it no longer runs). */
+static int process_ended(pid_t pid) {
+  char path[64], stat[512] = "";
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *fp = fopen(path, "r");
+  if (!fp) return 1;
+  size_t n = fread(stat, 1, sizeof stat - 1, fp);
+  fclose(fp);
+  stat[n] = '\0';
+  const char *close = strrchr(stat, ')');
+  return close && close[1] == ' ' && close[2] == 'Z';
+}
+
+typedef struct {
+  sbio_sandbox *sb;
+  sbio_exec_options *opts;
+  sbio_code rc;
+  int exit_code;
+} cancel_job;
+
+static void *run_cancellable(void *arg) {
+  cancel_job *j = arg;
+  sbio_exec_result *r = NULL;
+  j->rc = sbio_sandbox_exec_shell(j->sb, "sleep 317; echo never", j->opts, &r, NULL);
+  j->exit_code = r ? sbio_exec_result_exit_code(r) : -1;
+  sbio_exec_result_free(r);
+  return NULL;
+}
+
+/* ABI 1.3: cancelling one exec kills its processes (a second command finds
+ * them by the token in their environment: the toolbox has no kill of its
+ * own) and keeps the sandbox. Cancelled only once the command runs. */
+static void test_cancel_one_exec_kills_its_processes_keeps_the_sandbox(void **state) {
+  (void)state;
+  dtf f;
+  dtf_open(&f, "cancelone", NULL, NULL, NULL);
+  sbio_sandbox *sb = dtf_create(&f, NULL, NULL);
+  assert_true(sbio_sandbox_exec_cancellable(sb));
+  sbio_exec_result_free(dtf_sh(sb, "echo kept > keep.txt"));
+  sbio_cancel *token = sbio_cancel_new();
+  sbio_exec_options *eo = sbio_exec_options_new();
+  sbio_exec_options_set_timeout(eo, 120);
+  sbio_exec_options_set_cancel(eo, token);
+  cancel_job j = {.sb = sb, .opts = eo};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, run_cancellable, &j), 0);
+  static const char argv[] = "sleep\0"
+                             "317";
+  pid_t pid = 0;
+  for (int tries = 0; !(pid = host_process(argv, sizeof argv)); tries++) {
+    assert_true(tries < 1000); /* 20 s: a safety net, not a timing */
+    usleep(20 * 1000);
+  }
+  double t0 = dt_now();
+  sbio_cancel_request(token);
+  pthread_join(t, NULL);
+  assert_int_equal(j.rc, SBIO_E_CANCELLED);
+  assert_int_equal(j.exit_code, 137);
+  assert_true(dt_now() - t0 < 60); /* not the 120 s deadline */
+  for (int tries = 0; !process_ended(pid); tries++) {
+    assert_true(tries < 500);
+    usleep(20 * 1000);
+  }
+  /* The sandbox, its files and the next command are all there. */
+  sbio_exec_result *r = dtf_sh(sb, "cat keep.txt");
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "kept\n");
+  sbio_exec_result_free(r);
+  cJSON *reqs = dtf_requests(&f);
+  assert_int_equal(dtf_count(reqs, "api", "DELETE", "/sandbox/"), 0);
+  /* keep.txt, the command, its killer, cat: four process/execute */
+  assert_int_equal(dtf_count(reqs, "toolbox", "POST", "/process/execute"), 4);
+  const cJSON *envs = cJSON_GetObjectItem(exec_body(reqs, 1), "envs");
+  assert_true(strlen(str(envs, "SBIO_EXEC_ID")) == 32);
+  cJSON_Delete(reqs);
+  sbio_exec_options_free(eo);
+  sbio_cancel_free(token);
+  sbio_sandbox_close(sb, NULL);
+  dtf_close(&f);
+}
+
 static void test_connect_to_managed_sandboxes_only(void **state) {
   (void)state;
   dtf f;
@@ -415,6 +516,7 @@ int main(void) {
       cmocka_unit_test(test_exec_deadline_is_daytonas_timeout_and_408),
       cmocka_unit_test(test_kill_is_idempotent_and_ends_use),
       cmocka_unit_test(test_kill_from_another_thread_ends_a_running_exec),
+      cmocka_unit_test(test_cancel_one_exec_kills_its_processes_keeps_the_sandbox),
       cmocka_unit_test(test_connect_to_managed_sandboxes_only),
       cmocka_unit_test(test_network_policy_in_daytonas_own_fields),
       cmocka_unit_test(test_requests_daytona_cannot_honour_are_refused_before_anything_exists),

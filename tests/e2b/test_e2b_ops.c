@@ -347,6 +347,72 @@ static void test_kill_from_another_thread_ends_the_exec(void **state) {
   sbio_sandbox_close(sb, NULL);
 }
 
+/* Per-exec cancellation (ABI 1.3): the token is set from another thread
+ * once the command printed (so it runs); envd gets a SIGKILL for it, the
+ * exec returns SBX_E1902, and the sandbox keeps its files and runs the next
+ * command. */
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int started;
+  sbio_cancel *token;
+} cancel_race;
+
+static void on_started(sbio_stream stream, const char *data, size_t len, void *user) {
+  cancel_race *c = user;
+  (void)stream;
+  if (len >= 7 && memcmp(data, "started", 7) == 0) {
+    pthread_mutex_lock(&c->mu);
+    c->started = 1;
+    pthread_cond_signal(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+  }
+}
+
+static void *canceller(void *p) {
+  cancel_race *c = p;
+  pthread_mutex_lock(&c->mu);
+  while (!c->started) pthread_cond_wait(&c->cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+  sbio_cancel_request(c->token);
+  return NULL;
+}
+
+static void test_cancel_one_exec_with_sendsignal(void **state) {
+  fx *f = *state;
+  sbio_sandbox *sb = must_create(f, "e2b://", NULL);
+  assert_true(sbio_sandbox_exec_cancellable(sb));
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_file_write(sb, "marker", "kept", 4, err), SBIO_OK);
+  cancel_race c = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, sbio_cancel_new()};
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_timeout(o, 120);
+  sbio_exec_options_set_cancel(o, c.token);
+  sbio_exec_options_set_output_callback(o, on_started, &c);
+  pthread_t t;
+  pthread_create(&t, NULL, canceller, &c);
+  sbio_exec_result *r = NULL;
+  double t0 = now_s();
+  sbio_code rc = sbio_sandbox_exec_shell(sb, "echo started; sleep 600", o, &r, err);
+  pthread_join(t, NULL);
+  assert_int_equal(rc, SBIO_E_CANCELLED);
+  assert_true(now_s() - t0 < 60.0); /* not the 120 s deadline */
+  assert_non_null(strstr(sbio_error_message(err), "killed (SIGKILL)"));
+  assert_non_null(r);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "started\n");
+  assert_int_equal(sbio_exec_result_exit_code(r), 137);
+  sbio_exec_result_free(r);
+  assert_int_equal(emu_count(&f->emu, "POST", "SendSignal"), 1);
+  assert_int_equal(emu_count(&f->emu, "DELETE", "/sandboxes/"), 0); /* the sandbox was not killed */
+  r = must_exec(sb, ARGV("cat", "marker"), NULL);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "kept");
+  sbio_exec_result_free(r);
+  sbio_exec_options_free(o);
+  sbio_cancel_free(c.token);
+  sbio_error_free(err);
+  sbio_sandbox_close(sb, NULL);
+}
+
 /* ---------------------------------------------------------------- files */
 static void test_files_binary_round_trip_and_relative_paths(void **state) {
   fx *f = *state;
@@ -687,6 +753,7 @@ int main(void) {
       T(test_output_streams_as_it_comes),
       T(test_deadline_kills_with_sendsignal),
       T(test_kill_from_another_thread_ends_the_exec),
+      T(test_cancel_one_exec_with_sendsignal),
       T(test_files_binary_round_trip_and_relative_paths),
       T(test_files_mkdir_list_remove_and_missing),
       T(test_connect_and_managed_listing_with_pagination),
