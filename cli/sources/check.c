@@ -15,9 +15,10 @@
 
 #define DETAIL_BYTES 600
 #define URL_BYTES 400
-/* The closest passage is shown at most this long (and at least as long as
- * the quote would need, up to this). */
+/* The closest passage is shown at most this long: about the longest
+ * sentence a quote is, with room for what a rewording added. */
 #define PASSAGE_BYTES 600
+/* A page allowed less time than this could only time out: it is not asked. */
 #define MIN_PAGE_SECONDS 0.1
 
 typedef struct cached_page {
@@ -92,7 +93,6 @@ static cached_page *page_for(src_checker *c, const char *url) {
   p->source = strdup(url);
   if (!p->source) return NULL;
   c->n_pages++;
-  /* A page allowed less than this could only time out: it is not asked. */
   double left = seconds_left(c);
   if (left < MIN_PAGE_SECONDS) return p;
   double seconds = left < c->page_seconds ? left : c->page_seconds;
