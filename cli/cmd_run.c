@@ -3,8 +3,9 @@
  * streamed live, destroy the sandbox, exit with the command's status.
  *
  * Order matters: everything that can be refused on the command line is
- * refused before the host opens, and the isolation requirement is checked
- * by the library before anything is provisioned. The sandbox is destroyed
+ * refused before the host opens, and the isolation requirement and every
+ * capability the flags imply (run_needs) are checked by the library before
+ * anything is provisioned. The sandbox is destroyed
  * on every path, including Ctrl-C (interrupt.c). */
 #include "args.h"
 #include "cli.h"
@@ -54,6 +55,16 @@ static int report_setter(sbio_code rc, const char *what, const char *key) {
   return cli_error_report(&v, 0);
 }
 
+/* What running CMD the way the flags say takes of a backend. (--allow
+ * implies the allow-list capability through the option itself; stdout and
+ * stderr are written as they come, so a backend that merges them or
+ * delivers them at the end is fine.) */
+static sbio_caps run_needs(const run_options *o) {
+  sbio_caps caps = SBIO_CAP_RUN_COMMAND;
+  if (o->use_stdin) caps |= SBIO_CAP_STDIN;
+  return caps;
+}
+
 static int build_create_options(const run_options *o, sbio_create_options **out) {
   sbio_create_options *c = sbio_create_options_new();
   sbio_code rc = SBIO_OK;
@@ -77,6 +88,15 @@ static int build_create_options(const run_options *o, sbio_create_options **out)
     if ((rc = sbio_create_options_set_label(c, o->labels.items[i].key, o->labels.items[i].value)) != SBIO_OK)
       exit_code = report_setter(rc, "--label", o->labels.items[i].key);
   }
+  for (size_t i = 0; !exit_code && i < o->n_allow; i++) {
+    if ((rc = sbio_create_options_allow_host(c, o->allow[i])) != SBIO_OK)
+      exit_code = report_setter(rc, "--allow", o->allow[i]);
+  }
+  /* Everything the flags imply, declared up front: the library refuses a
+   * backend that lacks any of it before anything is created, instead of
+   * the exec finding out inside a sandbox that already exists. */
+  if (!exit_code && (rc = sbio_create_options_require_capabilities(c, run_needs(o))) != SBIO_OK)
+    exit_code = report_setter(rc, "the capabilities", "of this command line");
   if (exit_code) {
     sbio_create_options_free(c);
     return exit_code;

@@ -91,7 +91,14 @@ static const struct {
      "  -w, --workdir DIR             working directory of CMD inside the sandbox\n"
      "  --timeout S                   seconds for the sandbox's lifetime and for CMD\n"
      "  -i, --stdin                   pass this process's standard input to CMD\n"
-     "  --shell                       CMD is one script string for the sandbox's shell\n"},
+     "                                (needs a backend with the stdin capability)\n"
+     "  --allow HOST                  let CMD reach HOST (a name or CIDR); all other\n"
+     "                                egress stays denied (repeatable; needs the\n"
+     "                                network_allowlist capability)\n"
+     "  --shell                       CMD is one script string for the sandbox's shell\n"
+     "\n"
+     "Every capability these options need is checked before anything is created: a\n"
+     "backend that lacks one fails with SBX_E1101 (exit 69) and no sandbox exists.\n"},
     {"mcp",
      "usage: sbio mcp [--backend URI] [--require-isolation TIER] [--timeout S] [--egress deny|allow]\n"
      "                [--transport stdio|http] [--host ADDR] [--port N] [--allow-origin ORIGIN]...",

@@ -12,14 +12,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_BACKEND = 1, OPT_REQUIRE, OPT_ENV, OPT_SECRET, OPT_LABEL, OPT_WORKDIR, OPT_TIMEOUT, OPT_STDIN, OPT_SHELL };
+enum {
+  OPT_BACKEND = 1,
+  OPT_REQUIRE,
+  OPT_ENV,
+  OPT_SECRET,
+  OPT_LABEL,
+  OPT_WORKDIR,
+  OPT_TIMEOUT,
+  OPT_STDIN,
+  OPT_SHELL,
+  OPT_ALLOW
+};
 
 static const cli_opt run_opts[] = {
-    {"backend", 'b', 1, OPT_BACKEND}, {"require-isolation", 0, 1, OPT_REQUIRE},
-    {"env", 'e', 1, OPT_ENV},         {"secret", 0, 1, OPT_SECRET},
-    {"label", 'l', 1, OPT_LABEL},     {"workdir", 'w', 1, OPT_WORKDIR},
-    {"timeout", 0, 1, OPT_TIMEOUT},   {"stdin", 'i', 0, OPT_STDIN},
-    {"shell", 0, 0, OPT_SHELL},       {NULL, 0, 0, 0},
+    {"backend", 'b', 1, OPT_BACKEND},
+    {"require-isolation", 0, 1, OPT_REQUIRE},
+    {"env", 'e', 1, OPT_ENV},
+    {"secret", 0, 1, OPT_SECRET},
+    {"label", 'l', 1, OPT_LABEL},
+    {"workdir", 'w', 1, OPT_WORKDIR},
+    {"timeout", 0, 1, OPT_TIMEOUT},
+    {"stdin", 'i', 0, OPT_STDIN},
+    {"shell", 0, 0, OPT_SHELL},
+    {"allow", 0, 1, OPT_ALLOW},
+    {NULL, 0, 0, 0},
 };
 
 /* "container, gvisor, microvm": the tiers one can require (not UNKNOWN). */
@@ -94,6 +111,20 @@ static int add_secret(run_options *o, const char *text) {
   return 0;
 }
 
+/* --allow HOST: an egress allow-list entry (a host name or a CIDR). The
+ * library judges the entry; only emptiness is a usage error here. */
+static int add_allow(run_options *o, const char *host) {
+  if (!host[0]) return cli_usage_error("run", "--allow needs a host name or CIDR");
+  const char **grown = realloc(o->allow, (o->n_allow + 1) * sizeof *grown);
+  if (!grown) {
+    fputs("sbio: error: out of memory\n", stderr);
+    return CLI_EXIT_INTERNAL;
+  }
+  o->allow = grown;
+  o->allow[o->n_allow++] = host;
+  return 0;
+}
+
 /* A bare NAME means NAME:// (what default_backend accepts too); anything
  * else goes to the library's URI parser as given, to be judged there. */
 static int normalise_backend(run_options *o) {
@@ -160,6 +191,9 @@ int run_options_parse(run_options *o, cli_globals *g, int argc, char **argv, int
     case OPT_SHELL:
       o->shell = 1;
       break;
+    case OPT_ALLOW:
+      rc = add_allow(o, value);
+      break;
     case CLI_ARG_HELP:
       cli_help_print("run", stdout);
       *help_shown = 1;
@@ -205,4 +239,7 @@ void run_options_free(run_options *o) {
   cli_kv_free(&o->labels);
   free(o->uri);
   o->uri = NULL;
+  free(o->allow);
+  o->allow = NULL;
+  o->n_allow = 0;
 }

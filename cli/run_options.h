@@ -22,6 +22,8 @@ typedef struct run_options {
   double timeout;
   int use_stdin;
   int shell;
+  const char **allow; /* --allow HOST, pointing into argv */
+  size_t n_allow;
   char **cmd; /* argv after `--`, NULL-terminated (argv's own terminator) */
   int ncmd;
 } run_options;

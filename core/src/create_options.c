@@ -5,6 +5,7 @@
  * sandbox without the setting (fail closed). */
 #include "create_options.h"
 
+#include "admission.h"
 #include "error_internal.h"
 
 #include <math.h>
@@ -124,5 +125,12 @@ sbio_code sbio_create_options_set_timeout(sbio_create_options *o, double seconds
     return refuse(o, "timeout must be a positive number of seconds: sandboxes are never unbounded");
   o->timeout_set = 1;
   o->timeout_s = seconds;
+  return SBIO_OK;
+}
+
+sbio_code sbio_create_options_require_capabilities(sbio_create_options *o, sbio_caps caps) {
+  if (!o) return SBIO_E_INVALID_ARGUMENT;
+  if (!sbio__caps_known(caps)) return refuse(o, "required capabilities hold a bit that is not a capability");
+  o->required_caps |= caps;
   return SBIO_OK;
 }

@@ -18,6 +18,7 @@ struct sbio_create_options {
   sbio__strlist allow;
   int timeout_set;
   double timeout_s;
+  sbio_caps required_caps; /* what the caller declared it will use */
   char invalid[160]; /* first refused setting; a create with it fails */
 };
 

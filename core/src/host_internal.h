@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The host and sandbox objects, shared by the modules that implement the
- * client API (host.c, sandbox.c, exec.c, files.c, managed.c, policy.c). */
+ * client API (host.c, sandbox.c, connect.c, admission.c, exec.c, files.c,
+ * managed.c, policy.c). */
 #ifndef SBIO_HOST_INTERNAL_H
 #define SBIO_HOST_INTERNAL_H
 
@@ -87,6 +88,13 @@ sbio_code sbio__host_resolve_backend(sbio_host *host, const char *name, struct s
  * available or loaded. */
 sbio_code sbio__host_check_usable(const struct sbio_backend_info *b, sbio_error *err);
 void sbio__host_forget_sandbox(sbio_host *host, struct sbio_sandbox *sb);
+/* A sandbox object for a backend handle (sandbox.c); NULL on OOM. `mech`
+ * is the admitted mechanism's metadata entry (NULL: UNKNOWN). Not yet
+ * owned by the host (sbio__host_adopt_sandbox). */
+struct sbio_sandbox *sbio__sandbox_new(sbio_host *host, struct sbio_backend_info *b, void *handle,
+                                       const sbio_bk_sandbox_info *info, const sbio__mechanism *mech);
+/* Frees the object only: no kill, no release. */
+void sbio__sandbox_free(struct sbio_sandbox *sb);
 int sbio__host_adopt_sandbox(sbio_host *host, struct sbio_sandbox *sb);
 /* The mechanism entry of a backend by name, or NULL. */
 const sbio__mechanism *sbio__backend_mechanism(const struct sbio_backend_info *b, const char *name);

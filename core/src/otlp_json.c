@@ -40,9 +40,10 @@ static const struct {
     {"error_code", "sandboxio.error.code", ATTR_STRING},
 };
 
-static const char *const operations[] = {"create_denied", "created",    "create_failed", "exec",
-                                         "file_read",     "file_write", "file_list",     "file_mkdir",
-                                         "file_remove",   "kill",       "kill_managed",  NULL};
+static const char *const operations[] = {
+    "create_denied", "created",        "create_failed", "exec",           "file_read",
+    "file_write",    "file_list",      "file_mkdir",    "file_remove",    "kill",
+    "kill_managed",  "connect_denied", "connected",     "connect_failed", NULL};
 
 int sbio__otlp_is_operation(const char *event) {
   for (size_t i = 0; event && operations[i]; i++)

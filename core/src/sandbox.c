@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Sandbox lifecycle: create (with the isolation requirement checked before
- * anything is provisioned, and again against what was observed), connect,
- * kill and close. */
+/* Sandbox lifecycle: create (through the admission gate: the requirement
+ * and capabilities checked before anything is provisioned, and again
+ * against what was observed), kill and close. Connect is connect.c. */
+#include "admission.h"
 #include "clock.h"
 #include "create_options.h"
 #include "error_internal.h"
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONNECT_TIMEOUT_S 60.0
 #define DEFAULT_TEARDOWN_GRACE_S 10.0
 
 /* How long a kill may take; SBIO_TEARDOWN_GRACE overrides it. */
@@ -94,8 +94,8 @@ static sbio_code plan_mechanism(struct sbio_backend_info *b, const sbio_bk_creat
                          b->meta.n_mechs);
 }
 
-static struct sbio_sandbox *sandbox_new(sbio_host *host, struct sbio_backend_info *b, void *handle,
-                                        const sbio_bk_sandbox_info *info, const sbio__mechanism *mech) {
+struct sbio_sandbox *sbio__sandbox_new(sbio_host *host, struct sbio_backend_info *b, void *handle,
+                                       const sbio_bk_sandbox_info *info, const sbio__mechanism *mech) {
   struct sbio_sandbox *sb = calloc(1, sizeof *sb);
   if (!sb) return NULL;
   sb->host = host;
@@ -112,7 +112,7 @@ static struct sbio_sandbox *sandbox_new(sbio_host *host, struct sbio_backend_inf
   return sb;
 }
 
-static void sandbox_free(struct sbio_sandbox *sb) {
+void sbio__sandbox_free(struct sbio_sandbox *sb) {
   sbio__kvlist_free(&sb->labels);
   pthread_mutex_destroy(&sb->kill_lock);
   free(sb);
@@ -124,7 +124,9 @@ static void discard(sbio_host *host, struct sbio_backend_info *b, void *handle, 
   sbio__call c;
   sbio__call_init(&c, host, NULL, sbio__deadline_after(teardown_grace(host)));
   sbio_bk_error bk = {.size = sizeof bk};
-  if (SBIO_OPS_HAS(b->ops, kill) && b->ops->kill(handle, &c.call, &bk) != 0)
+  if (!SBIO_OPS_HAS(b->ops, kill))
+    sbio_bk_error_set(&bk, SBIO_E_BACKEND_UNAVAILABLE, NULL, "the backend has no kill operation");
+  if (!SBIO_OPS_HAS(b->ops, kill) || b->ops->kill(handle, &c.call, &bk) != 0)
     sbio__log(host, SBIO_LOG_ERROR,
               "could not destroy sandbox %s:%s after a failed create: %.400s; "
               "`sbio reap --kill` removes it",
@@ -166,21 +168,18 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   rc = sbio__audit_emit(host, &ev, 0, err);
   if (rc != SBIO_OK) goto out_uri;
 
+  /* The gate, stage 1: from metadata alone, before the backend's code
+   * runs. */
   sbio__event_begin(&ev, host, "create_denied");
   sbio__event_backend(&ev, b, NULL);
   sbio__event_str(&ev, "template", tmpl);
-  sbio_tier required = SBIO_TIER_UNKNOWN;
-  sbio_caps needed =
-      SBIO_CAP_NETWORK_POLICY | (o->allow.n ? SBIO_CAP_NETWORK_ALLOWLIST : 0) | (o->gpu ? SBIO_CAP_GPU : 0);
-  if ((rc = sbio__host_check_usable(b, err)) != SBIO_OK ||
-      (rc = sbio__policy_required_tier(host, o->require_set, o->require, &required, err)) != SBIO_OK ||
-      (rc = sbio__policy_capabilities(host, b, needed, err)) != SBIO_OK ||
-      (rc = sbio__policy_precheck(host, b, required, err)) != SBIO_OK) {
-    sbio__event_str(&ev, "required_tier", sbio_tier_name(required));
+  sbio__admission gate;
+  rc = sbio__admit_request(host, b, o->require_set, o->require, sbio__admit_create_needs(o), &gate, err);
+  sbio__admission_event_fields(&ev, &gate);
+  if (rc != SBIO_OK) {
     rc = sbio__audit_finish(host, &ev, rc, err);
     goto out_uri;
   }
-  sbio__event_str(&ev, "required_tier", required == SBIO_TIER_UNKNOWN ? NULL : sbio_tier_name(required));
 
   /* From here on the backend's code runs, but nothing is provisioned
    * until its plan satisfies the requirement. */
@@ -191,7 +190,8 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   const sbio__mechanism *mech = NULL;
   if (rc == SBIO_OK) rc = plan_mechanism(b, &req, planned, sizeof planned, err);
   if (rc == SBIO_OK) {
-    rc = sbio__policy_check_mechanism(host, b, planned, required, &mech, err);
+    /* The gate, stage 2: the mechanism this create would use. */
+    rc = sbio__admit_mechanism(host, b, &gate, planned, &mech, err);
     sbio__event_backend(&ev, b, mech);
     sbio__event_str(&ev, "mechanism", planned);
   }
@@ -228,20 +228,20 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
 
   /* Observed: the backend reports what it actually used. */
   const sbio__mechanism *observed = NULL;
-  rc = sbio__policy_check_mechanism(host, b, info.mechanism, required, &observed, err);
+  rc = sbio__admit_mechanism(host, b, &gate, info.mechanism, &observed, err);
   if (rc == SBIO_OK && strcmp(info.mechanism, planned) != 0 && !observed)
     sbio__policy_warn_unknown_once(host, b, info.mechanism);
-  struct sbio_sandbox *sb = rc == SBIO_OK ? sandbox_new(host, b, handle, &info, observed) : NULL;
+  struct sbio_sandbox *sb = rc == SBIO_OK ? sbio__sandbox_new(host, b, handle, &info, observed) : NULL;
   if (rc == SBIO_OK &&
       (!sb || sbio__kvlist_copy(&sb->labels, &o->labels) != 0 || sbio__host_adopt_sandbox(host, sb) != 0)) {
-    if (sb) sandbox_free(sb);
+    if (sb) sbio__sandbox_free(sb);
     sb = NULL;
     rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
   } else if (rc != SBIO_OK) {
     rc = sbio__error_set(err, SBIO_E_CREATE, NULL,
                          "sandbox %s was created with mechanism \"%s\" instead of the planned \"%s\", which does not "
                          "meet the required isolation %s; it has been destroyed",
-                         info.id, info.mechanism, planned, sbio_tier_name(required));
+                         info.id, info.mechanism, planned, sbio_tier_name(gate.required));
     sbio__error_set_backend(err, b->name);
   }
   sbio__event_str(&ev, "sandbox_id", info.id);
@@ -266,41 +266,6 @@ out_uri:
   sbio__uri_free(&target);
   if (rc != SBIO_OK) sbio__host_redact_error(host, err);
   return rc;
-}
-
-/* ------------------------------------------------------------- connect */
-sbio_code sbio_sandbox_connect(sbio_host *host, const char *backend, const char *sandbox_id, sbio_sandbox **out,
-                               sbio_error *err) {
-  if (!host || !backend || !sandbox_id || !out)
-    return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host, backend, sandbox_id and out are required");
-  *out = NULL;
-  struct sbio_backend_info *b = NULL;
-  sbio_code rc = sbio__host_resolve_backend(host, backend, &b, err);
-  if (rc == SBIO_OK) rc = sbio__host_check_usable(b, err);
-  if (rc == SBIO_OK) rc = sbio__host_backend_instance(host, b, err);
-  if (rc != SBIO_OK) return rc;
-  if (!SBIO_OPS_HAS(b->ops, connect)) return sbio__capability_error(host, b->name, SBIO_CAP_CONNECT, err);
-  sbio__call c;
-  sbio__call_init(&c, host, NULL, sbio__deadline_after(CONNECT_TIMEOUT_S));
-  sbio_bk_sandbox_info info = {.size = sizeof info};
-  sbio_bk_error bk = {.size = sizeof bk};
-  void *handle = NULL;
-  if (b->ops->connect(b->instance, sandbox_id, &c.call, &handle, &info, &bk) != 0) {
-    rc = sbio__error_from_backend(err, &bk, b->name);
-    sbio__error_set_sandbox_id(err, sandbox_id);
-    sbio__host_redact_error(host, err);
-    return rc;
-  }
-  info.id[sizeof info.id - 1] = '\0';
-  info.mechanism[sizeof info.mechanism - 1] = '\0';
-  struct sbio_sandbox *sb = sandbox_new(host, b, handle, &info, sbio__backend_mechanism(b, info.mechanism));
-  if (!sb || sbio__host_adopt_sandbox(host, sb) != 0) {
-    if (sb) sandbox_free(sb);
-    if (SBIO_OPS_HAS(b->ops, release)) b->ops->release(handle);
-    return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
-  }
-  *out = sb;
-  return SBIO_OK;
 }
 
 /* ---------------------------------------------------------- kill/close */
@@ -329,14 +294,22 @@ sbio_code sbio_sandbox_kill(sbio_sandbox *sb, sbio_error *err) {
   sbio__event_begin(&ev, host, "kill");
   sbio__event_sandbox(&ev, sb);
   sbio_code rc = SBIO_OK;
-  if (SBIO_OPS_HAS(sb->backend->ops, kill)) {
+  char labels[512];
+  labels_text(sb, labels, sizeof labels);
+  if (!SBIO_OPS_HAS(sb->backend->ops, kill)) {
+    /* The loader refuses such a backend (ops_contract.c); should one get
+     * here anyway, nothing was destroyed and success would be a lie. */
+    rc = sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, "`sbio reap --kill` or the provider's console removes it",
+                         "backend %s has no kill operation: sandbox %s:%s%s%s was not destroyed", sb->backend->name,
+                         sb->backend->name, sb->id, labels[0] ? " " : "", labels);
+    sbio__error_set_backend(err, sb->backend->name);
+    sbio__error_set_sandbox_id(err, sb->id);
+  } else {
     sbio__call c;
     sbio__call_init(&c, host, NULL, sbio__deadline_after(teardown_grace(host)));
     sbio_bk_error bk = {.size = sizeof bk};
     if (sb->backend->ops->kill(sb->handle, &c.call, &bk) != 0) {
       rc = sbio__error_from_backend(err, &bk, sb->backend->name);
-      char labels[512];
-      labels_text(sb, labels, sizeof labels);
       sbio__error_prefix(err, "kill of sandbox %s:%s%s%s failed", sb->backend->name, sb->id, labels[0] ? " " : "",
                          labels);
       sbio__error_set_sandbox_id(err, sb->id);
@@ -361,7 +334,7 @@ sbio_code sbio_sandbox_close(sbio_sandbox *sb, sbio_error *err) {
   }
   if (SBIO_OPS_HAS(sb->backend->ops, release)) sb->backend->ops->release(sb->handle);
   sbio__host_forget_sandbox(host, sb);
-  sandbox_free(sb);
+  sbio__sandbox_free(sb);
   return rc;
 }
 

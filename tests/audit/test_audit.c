@@ -206,7 +206,8 @@ static const char *str(const cJSON *ev, const char *key) {
 static const char *const all_events[] = {"backend_refused", "backend_stale", "backend_loaded", "create_requested",
                                          "create_denied",   "created",       "create_failed",  "exec",
                                          "file_read",       "file_write",    "file_list",      "file_mkdir",
-                                         "file_remove",     "kill",          "kill_managed",   NULL};
+                                         "file_remove",     "kill",          "kill_managed",   "connect_requested",
+                                         "connect_denied",  "connected",     "connect_failed", NULL};
 
 static void run_every_operation(sbio_host *h) {
   sbio_error *e = sbio_error_new();
@@ -229,6 +230,17 @@ static void run_every_operation(sbio_host *h) {
   assert_int_equal(sbio_file_list_dir(sb, "/work/d", &l, e), SBIO_OK);
   sbio_file_list_free(l);
   assert_int_equal(sbio_file_remove(sb, "/work/d", e), SBIO_OK);
+  /* Connect: admitted, failed (no such sandbox), denied (a tier the fake
+   * cannot meet). Closing the connected handle destroys the sandbox. */
+  sbio_sandbox *again = NULL;
+  assert_int_equal(sbio_sandbox_connect(h, "fake", sbio_sandbox_id(sb), &again, e), SBIO_OK);
+  assert_int_equal(sbio_sandbox_connect(h, "fake", "fake-9999", &again, e), SBIO_E_CONNECT);
+  sbio_connect_options *cx = sbio_connect_options_new();
+  sbio_connect_options_require_isolation(cx, SBIO_TIER_MICROVM);
+  sbio_sandbox *refused = NULL;
+  assert_int_equal(sbio_sandbox_connect_ex(h, "fake", sbio_sandbox_id(sb), cx, &refused, e), SBIO_E_CONFIG);
+  sbio_connect_options_free(cx);
+  assert_int_equal(sbio_sandbox_close(again, e), SBIO_OK);
   assert_int_equal(sbio_sandbox_close(sb, e), SBIO_OK);
   sbio_create_options *co = sbio_create_options_new();
   sbio_create_options_require_isolation(co, SBIO_TIER_MICROVM);
@@ -298,7 +310,12 @@ static void test_real_events_match_schema(void **state) {
       assert_string_equal(str(ev, "error_code"), "SBX_E1002");
       assert_non_null(strstr(str(ev, "reason"), "expect_tier"));
     }
-    if (!strcmp(name, "create_denied")) assert_string_equal(str(ev, "required_tier"), "MICROVM");
+    if (!strcmp(name, "create_denied") || !strcmp(name, "connect_denied")) {
+      assert_string_equal(str(ev, "required_tier"), "MICROVM");
+      assert_true(cJSON_IsArray(cJSON_GetObjectItem(ev, "required_capabilities")));
+    }
+    if (!strcmp(name, "connected")) assert_string_equal(str(ev, "mechanism"), "none");
+    if (!strcmp(name, "connect_failed")) assert_string_equal(str(ev, "error_code"), "SBX_E1202");
     if (!strcmp(name, "create_failed")) assert_string_equal(str(ev, "error_code"), "SBX_E1201");
     cJSON_Delete(ev);
   }

@@ -50,6 +50,27 @@ static void test_a_requirement_exits_78_and_nothing_is_created(void **state) {
   dtf_close(&f);
 }
 
+/* Daytona's process/execute takes no stdin: `run -i` is refused by the
+ * library's admission gate before Daytona hears of it. (Before the gate,
+ * the sandbox was created, polled and deleted, and only the exec said no.) */
+static void test_stdin_is_refused_before_anything_is_created(void **state) {
+  (void)state;
+  dtf f;
+  dtf_prepare(&f, "clistdin", NULL, NULL, NULL);
+  h_opts o = {.env = key_env(&f)};
+  h_result r;
+  H_RUN(&r, &o, "--config", f.config, "run", "-i", "--backend", "daytona://", "--", "cat");
+  H_ASSERT_STATUS(&r, 69);
+  assert_string_equal(r.out, "");
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1101] backend daytona does not support stdin"));
+  assert_true(h_contains(r.err, r.err_len, "hint: backends that support stdin:"));
+  h_result_free(&r);
+  cJSON *reqs = dtf_requests(&f);
+  assert_int_equal(cJSON_GetArraySize(reqs), 0); /* no create, no poll, no delete: nothing at all */
+  cJSON_Delete(reqs);
+  dtf_close(&f);
+}
+
 static void test_without_a_requirement_it_warns_once_and_runs(void **state) {
   (void)state;
   dtf f;
@@ -124,6 +145,7 @@ static void test_reap_finds_and_removes_leftovers(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_requirement_exits_78_and_nothing_is_created),
+      cmocka_unit_test(test_stdin_is_refused_before_anything_is_created),
       cmocka_unit_test(test_without_a_requirement_it_warns_once_and_runs),
       cmocka_unit_test(test_inspect_explains_the_unknown_tier),
       cmocka_unit_test(test_a_missing_key_exits_69_naming_the_variable),

@@ -195,7 +195,10 @@ SBIO_API sbio_code sbio_create_options_set_timeout(sbio_create_options *o, doubl
  * NULL uri means the configured default backend, else "fake://". */
 SBIO_API sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_create_options *opts,
                                        sbio_sandbox **out, sbio_error *err);
-/* Re-attaches to a live managed sandbox; never creates one. */
+/* Re-attaches to a live managed sandbox; never creates one. It passes the
+ * same admission gate as a create, with the fleet floor as the only
+ * requirement (sbio_sandbox_connect_ex takes more). Closing the handle
+ * destroys the sandbox, as for one this host created. */
 SBIO_API sbio_code sbio_sandbox_connect(sbio_host *host, const char *backend, const char *sandbox_id,
                                         sbio_sandbox **out, sbio_error *err);
 /* Idempotent; callable from any thread, also during an exec. */
@@ -362,6 +365,41 @@ typedef void (*sbio_progress_fn)(const char *what, int64_t done, int64_t total, 
 /* Where progress goes; without a callback (the default, or fn NULL) it is
  * dropped. `user` must outlive the host. */
 SBIO_API sbio_code sbio_host_options_set_progress_callback(sbio_host_options *opts, sbio_progress_fn fn, void *user);
+
+/* ------------------------------------------------------------ admission */
+/* Every path that yields a sandbox handle passes one admission gate: the
+ * fleet floor (require_isolation in the configuration) raised by the
+ * caller's requirement, the mechanism the backend names for that sandbox,
+ * and every capability the request needs. A refusal (SBIO_E_CONFIG for
+ * isolation, SBIO_E_CAPABILITY for a capability) comes before anything is
+ * provisioned, or, for a connect, before a handle is returned.
+ *
+ * Declares what the caller will use of the sandbox (SBIO_CAP_STDIN,
+ * SBIO_CAP_SEPARATE_STDERR, SBIO_CAP_FILESYSTEM, ...; OR them), so a create
+ * on a backend that lacks one fails before anything exists instead of at
+ * the exec or file operation that needs it (which still refuse, as a
+ * second line). Repeated calls add up. A bit that is not a capability is a
+ * configuration error. */
+SBIO_API sbio_code sbio_create_options_require_capabilities(sbio_create_options *o, sbio_caps caps);
+
+/* Options of a connect; NULL options mean the fleet floor alone. */
+typedef struct sbio_connect_options sbio_connect_options;
+SBIO_API sbio_connect_options *sbio_connect_options_new(void);
+SBIO_API void sbio_connect_options_free(sbio_connect_options *o);
+/* As for a create: raises the fleet floor, never lowers it; requiring
+ * UNKNOWN is a configuration error. */
+SBIO_API sbio_code sbio_connect_options_require_isolation(sbio_connect_options *o, sbio_tier tier);
+/* What the caller will use of the sandbox (SBIO_CAP_CONNECT is implied). */
+SBIO_API sbio_code sbio_connect_options_require_capabilities(sbio_connect_options *o, sbio_caps caps);
+/* sbio_sandbox_connect with options. Refused before the backend is asked
+ * when none of its mechanisms could meet the required tier or a capability
+ * is undeclared; refused before a handle is returned when the mechanism the
+ * backend reports for that sandbox does not meet it (the sandbox is then
+ * left as it was, not killed). Audited: connect_requested, connect_denied,
+ * connected, connect_failed. sbio_sandbox_connect(h, b, id, out, err) is
+ * sbio_sandbox_connect_ex(h, b, id, NULL, out, err). */
+SBIO_API sbio_code sbio_sandbox_connect_ex(sbio_host *host, const char *backend, const char *sandbox_id,
+                                           const sbio_connect_options *opts, sbio_sandbox **out, sbio_error *err);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,10 @@
  *   TESTBK_LIAR   - plans "runsc" (GVISOR) but reports "runc" after create
  *   TESTBK_HTTP   - claims MICROVM with an http:// source (UNKNOWN)
  * It keeps one counter file per operation in $TESTBK_DIR so tests can see
- * which operations ran (create, kill, release). */
+ * which operations ran (plan, create, connect, kill, release). Its connect
+ * attaches to any id starting "tb-" (as if another process had created it
+ * at the provider), reporting the TESTBK_OBSERVED mechanism; other ids are
+ * unknown. */
 #include <sandboxio/backend.h>
 
 #include <fcntl.h>
@@ -51,6 +54,17 @@ static int t_create(void *instance, const sbio_bk_create_req *req, const sbio_bk
   return 0;
 }
 
+static int t_connect(void *instance, const char *id, const sbio_bk_call *call, void **sandbox,
+                     sbio_bk_sandbox_info *info, sbio_bk_error *err) {
+  (void)instance, (void)call;
+  note("connect");
+  if (strncmp(id, "tb-", 3) != 0) return sbio_bk_error_set(err, SBIO_E_CONNECT, NULL, "no sandbox %.64s", id);
+  *sandbox = malloc(1);
+  snprintf(info->id, sizeof info->id, "%.100s", id);
+  snprintf(info->mechanism, sizeof info->mechanism, "%s", TESTBK_OBSERVED);
+  return 0;
+}
+
 static int t_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_call *call, int *exit_code,
                   sbio_bk_error *err) {
   (void)sandbox, (void)call, (void)err;
@@ -70,6 +84,7 @@ static void t_release(void *sandbox) {
   free(sandbox);
 }
 
-SBIO_BACKEND(TESTBK_NAME, "0.0.1", "API test backend", SBIO_CAP("run_command") "," SBIO_CAP("network_policy"),
-             TESTBK_MECHANISMS, .open = t_open, .close = t_close, .plan = t_plan, .create = t_create, .exec = t_exec,
+SBIO_BACKEND(TESTBK_NAME, "0.0.1", "API test backend",
+             SBIO_CAP("run_command") "," SBIO_CAP("network_policy") "," SBIO_CAP("connect"), TESTBK_MECHANISMS,
+             .open = t_open, .close = t_close, .plan = t_plan, .create = t_create, .connect = t_connect, .exec = t_exec,
              .kill = t_kill, .release = t_release)
