@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------ the host, at compile time */
 #if UINTPTR_MAX == UINT64_MAX
@@ -193,6 +193,24 @@ static int check_header(const host_ehdr *eh, size_t len, char *reason, size_t re
   return 0;
 }
 
+/* The dynamic loader maps every PT_LOAD segment's file range and touches
+ * its pages (relocations, the memset of the .bss tail); a page past the
+ * end of the file is a SIGBUS, which no caller can catch. So a file whose
+ * loadable segments reach past its end -- cut short by a half-written copy
+ * or upgrade -- is refused here, before dlopen could ever see it. */
+static int check_loadable(const unsigned char *buf, const host_ehdr *eh, size_t len, char *reason, size_t reason_size) {
+  for (unsigned i = 0; i < eh->e_phnum; i++) {
+    host_phdr ph;
+    memcpy(&ph, buf + eh->e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
+    if (ph.p_type != PT_LOAD || ph.p_filesz == 0 || in_bounds(ph.p_offset, ph.p_filesz, len)) continue;
+    return fail(reason, reason_size,
+                "ELF segment %u (PT_LOAD) reaches past the end of the file (offset %llu + %llu bytes, file %zu "
+                "bytes): the file is truncated",
+                i, (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz, len);
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------------ notes */
 typedef struct note_search {
   const unsigned char *buf;
@@ -298,8 +316,31 @@ int sbio__elfnote_find(const unsigned char *buf, size_t len, const char **json, 
     if (scan_segment(&s, i, ph.p_offset, ph.p_filesz, ph.p_align, reason, reason_size) != 0) return -1;
   }
   if (s.json == NULL) return fail(reason, reason_size, "no .note.sandboxio metadata note");
+  if (check_loadable(buf, &eh, len, reason, reason_size) != 0) return -1;
   if (json) *json = s.json;
   if (json_len) *json_len = s.json_len;
+  return 0;
+}
+
+/* The whole file into memory with read(2). Not mmap: a file truncated by
+ * someone else while we look at it would turn a mapped page into SIGBUS;
+ * read only ever comes back short, which is refused like any truncation. */
+static int read_whole(int fd, size_t len, unsigned char **out, char *reason, size_t reason_size) {
+  unsigned char *buf = malloc(len);
+  if (buf == NULL) return fail(reason, reason_size, "out of memory reading the file");
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int saved = errno;
+      free(buf);
+      if (n == 0) return fail(reason, reason_size, "the file shrank while it was read (%zu of %zu bytes)", got, len);
+      return fail(reason, reason_size, "cannot read file: %s", strerror(saved));
+    }
+    got += (size_t)n;
+  }
+  *out = buf;
   return 0;
 }
 
@@ -309,17 +350,17 @@ int sbio__elfnote_read_fd(int fd, char **json_out, char *reason, size_t reason_s
   if (fstat(fd, &st) != 0) return fail(reason, reason_size, "cannot stat file: %s", strerror(errno));
   if (!S_ISREG(st.st_mode)) return fail(reason, reason_size, "not a regular file");
   if (st.st_size <= 0) return fail(reason, reason_size, "empty file");
-  if ((uint64_t)st.st_size > SIZE_MAX) return fail(reason, reason_size, "file too large to map");
+  if ((uint64_t)st.st_size > SBIO__ELF_FILE_MAX) {
+    return fail(reason, reason_size, "file too large (%llu bytes; a backend may have at most %llu)",
+                (unsigned long long)st.st_size, (unsigned long long)SBIO__ELF_FILE_MAX);
+  }
   size_t len = (size_t)st.st_size;
-
-  /* A private read-only mapping: the file's code is never executed, and
-   * nothing the parser does can write back to it. */
-  void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (map == MAP_FAILED) return fail(reason, reason_size, "cannot map file: %s", strerror(errno));
+  unsigned char *buf = NULL;
+  if (read_whole(fd, len, &buf, reason, reason_size) != 0) return -1;
 
   const char *json = NULL;
   size_t json_len = 0;
-  int rc = sbio__elfnote_find(map, len, &json, &json_len, reason, reason_size);
+  int rc = sbio__elfnote_find(buf, len, &json, &json_len, reason, reason_size);
   if (rc == 0 && json_out != NULL) {
     char *copy = malloc(json_len + 1);
     if (copy == NULL) {
@@ -330,6 +371,6 @@ int sbio__elfnote_read_fd(int fd, char **json_out, char *reason, size_t reason_s
       *json_out = copy;
     }
   }
-  munmap(map, len);
+  free(buf);
   return rc;
 }

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "error_internal.h"
 #include "host_internal.h"
+#include "loader.h"
 #include "trace.h"
 
 #include <dlfcn.h>
@@ -392,7 +393,7 @@ sbio_code sbio__host_check_usable(const struct sbio_backend_info *b, sbio_error 
  * host->reg.lock. */
 static sbio_code ensure_loaded(sbio_host *host, struct sbio_backend_info *b, sbio_error *err) {
   int was_loaded = b->status == SBIO_BACKEND_LOADED;
-  sbio_code rc = sbio__registry_load(&host->reg, b, err);
+  sbio_code rc = sbio__loader_load(b, err);
   if (rc == SBIO_OK && !was_loaded) {
     sbio__event ev;
     sbio__event_begin(&ev, host, "backend_loaded");

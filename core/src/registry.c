@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The backend registry: scanning the search path without running backend
- * code, and loading a backend on demand (see registry.h for the contract).
+ * code, trust and pins (see registry.h for the contract). Loading a
+ * backend's code is loader.c.
  *
  * Refusal reasons are part of the user interface (`sbio inspect`, error
  * messages, the loader tests match them), so each is a fixed sentence with
@@ -19,12 +20,7 @@
  * what the operator sees in the directory listing, and `path` stays the
  * path as found (dlopen follows the same links).
  *
- * The window between scan and dlopen is closed at load time: the file is
- * re-opened and re-hashed, and a file whose SHA-256 differs from the one
- * recorded at scan is refused before any of its code runs. The remaining
- * window (between that hash and dlopen's own open) can only be used by
- * someone allowed to write the checked directories, i.e. root or the
- * current user, who could run code as us anyway. */
+ * The window between scan and dlopen is closed at load time (loader.c). */
 #include "registry.h"
 
 #include "elfnote.h"
@@ -43,19 +39,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NAME_PREFIX "sbio-backend-"
-#define NAME_SUFFIX ".so"
-
-/* The smallest operations table a v1.x backend may hand us: everything up to
- * and including the last operation of ABI 1.0. Stays fixed when later minors
- * append operations. */
-#define OPS_V1_0_SIZE (offsetof(sbio_backend_ops, kill_managed) + sizeof(((sbio_backend_ops *)0)->kill_managed))
-#define OPS_ABI_FIELD_END (offsetof(sbio_backend_ops, abi_major) + sizeof(uint32_t))
+#define NAME_PREFIX SBIO__BACKEND_FILE_PREFIX
+#define NAME_SUFFIX SBIO__BACKEND_FILE_SUFFIX
 
 /* ------------------------------------------------------------ entries */
 
-static void refuse(struct sbio_backend_info *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void refuse(struct sbio_backend_info *b, const char *fmt, ...) {
+void sbio__backend_refuse(struct sbio_backend_info *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(b->reason, sizeof b->reason, fmt, ap);
@@ -276,16 +265,16 @@ static int read_metadata(struct sbio_backend_info *b, int fd) {
   char *json = NULL;
   why[0] = '\0';
   if (sbio__elfnote_read_fd(fd, &json, why, sizeof why) != 0) {
-    refuse(b, "%s", why[0] ? why : "cannot read the metadata note");
+    sbio__backend_refuse(b, "%s", why[0] ? why : "cannot read the metadata note");
     return -1;
   }
   size_t len = strlen(json);
   if (sbio__metadata_parse(json, len, &b->meta, why, sizeof why) != 0) {
     int abi = 0;
     if (foreign_abi(json, len, &abi))
-      refuse(b, "metadata ABI %d does not match this core's ABI %d", abi, SBIO_BACKEND_ABI_MAJOR);
+      sbio__backend_refuse(b, "metadata ABI %d does not match this core's ABI %d", abi, SBIO_BACKEND_ABI_MAJOR);
     else
-      refuse(b, "invalid metadata: %s", strip_metadata_prefix(why));
+      sbio__backend_refuse(b, "invalid metadata: %s", strip_metadata_prefix(why));
     sbio__metadata_free(&b->meta);
     memset(&b->meta, 0, sizeof b->meta);
     free(json);
@@ -365,7 +354,7 @@ static void check_pins(struct sbio_backend_info *b) {
   const sbio__backend_config *pin = b->cfg;
   if (!pin) return;
   if (pin->sha256 && strcasecmp(pin->sha256, b->sha256) != 0) {
-    refuse(b, "sha256 pin mismatch: expected %s, file has %s", pin->sha256, b->sha256);
+    sbio__backend_refuse(b, "sha256 pin mismatch: expected %s, file has %s", pin->sha256, b->sha256);
     return;
   }
   /* Equality, not "at least": the pin records the mechanism the operator
@@ -374,7 +363,8 @@ static void check_pins(struct sbio_backend_info *b) {
    * tier; a pin of UNKNOWN matches only an UNKNOWN backend. */
   if (pin->expect_tier_set && pin->expect_tier != b->tier) {
     const char *want = sbio_tier_name(pin->expect_tier), *have = sbio_tier_name(b->tier);
-    refuse(b, "expect_tier pin mismatch: expected tier %s, backend provides %s", want ? want : "?", have ? have : "?");
+    sbio__backend_refuse(b, "expect_tier pin mismatch: expected tier %s, backend provides %s", want ? want : "?",
+                         have ? have : "?");
   }
 }
 
@@ -384,26 +374,26 @@ static void evaluate_file(struct sbio_backend_info *b, const sbio__trust_policy 
   char why[512];
   char *real = resolve_trusted(b->path, why, sizeof why);
   if (!real) {
-    refuse(b, "%s", why);
+    sbio__backend_refuse(b, "%s", why);
     return;
   }
 
   /* O_NONBLOCK: a FIFO named like a backend must not hang the scan. */
   int fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
-    refuse(b, "cannot open %s: %s", real, strerror(errno));
+    sbio__backend_refuse(b, "cannot open %s: %s", real, strerror(errno));
     free(real);
     return;
   }
   struct stat st;
   if (fstat(fd, &st) != 0) {
-    refuse(b, "cannot stat %s: %s", real, strerror(errno));
+    sbio__backend_refuse(b, "cannot stat %s: %s", real, strerror(errno));
   } else if (check_file(real, &st, why, sizeof why) != 0) {
-    refuse(b, "%s", why);
+    sbio__backend_refuse(b, "%s", why);
   } else if (read_metadata(b, fd) == 0) {
     if (sbio__sha256_fd_hex(fd, b->sha256) != 0) {
       b->sha256[0] = '\0';
-      refuse(b, "cannot hash %s: %s", real, strerror(errno));
+      sbio__backend_refuse(b, "cannot hash %s: %s", real, strerror(errno));
     }
   }
   close(fd);
@@ -418,11 +408,12 @@ static void evaluate_file(struct sbio_backend_info *b, const sbio__trust_policy 
     return;
   }
   if (b->meta.abi != SBIO_BACKEND_ABI_MAJOR) {
-    refuse(b, "metadata ABI %d does not match this core's ABI %d", b->meta.abi, SBIO_BACKEND_ABI_MAJOR);
+    sbio__backend_refuse(b, "metadata ABI %d does not match this core's ABI %d", b->meta.abi, SBIO_BACKEND_ABI_MAJOR);
     return;
   }
   if (strcmp(b->meta.name, b->name) != 0) {
-    refuse(b, "metadata names backend \"%s\" but the file is " NAME_PREFIX "%s" NAME_SUFFIX, b->meta.name, b->name);
+    sbio__backend_refuse(b, "metadata names backend \"%s\" but the file is " NAME_PREFIX "%s" NAME_SUFFIX, b->meta.name,
+                         b->name);
     return;
   }
   check_pins(b);
@@ -542,127 +533,4 @@ sbio_code sbio__registry_scan(sbio__registry *reg, const char *const *dirs, size
   for (size_t i = 0; i < n_seen; i++) free(seen[i]);
   free(seen);
   return rc;
-}
-
-/* ------------------------------------------------------------ loading */
-
-static sbio_code unavailable(struct sbio_backend_info *b, sbio_error *err) {
-  sbio_code rc;
-  char hint[256];
-  switch (b->status) {
-  case SBIO_BACKEND_DISABLED:
-    snprintf(hint, sizeof hint, "enable it in the configuration: backends: {%s: {enabled: true}}", b->name);
-    rc = sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, hint, "backend %s is disabled by configuration", b->name);
-    break;
-  case SBIO_BACKEND_SHADOWED:
-    rc = sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE,
-                         "remove or rename one of the files, or reorder the backend search path",
-                         "backend %s at %s is not used: %s", b->name, b->path, b->reason);
-    break;
-  default:
-    snprintf(hint, sizeof hint, "`sbio inspect %s` shows the backend's file, metadata and checks", b->name);
-    rc = sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, hint, "backend %s (%s) is refused: %s", b->name, b->path,
-                         b->reason);
-    break;
-  }
-  sbio__error_set_backend(err, b->name);
-  return rc;
-}
-
-/* Re-reads the file just before loading it: same bytes as at scan (else the
- * pins and the metadata we showed are about another file), and its note,
- * for the comparison with the code-side copy. */
-static int reverify_file(struct sbio_backend_info *b, char **note) {
-  *note = NULL;
-  int fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    refuse(b, "cannot open %s: %s", b->path, strerror(errno));
-    return -1;
-  }
-  struct stat st;
-  char hex[65] = "";
-  char why[384] = "";
-  int rc = -1;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    refuse(b, "%s is no longer a regular file", b->path);
-  } else if (sbio__sha256_fd_hex(fd, hex) != 0) {
-    refuse(b, "cannot hash %s: %s", b->path, strerror(errno));
-  } else if (strcmp(hex, b->sha256) != 0) {
-    refuse(b, "file changed since it was scanned (sha256 was %s, now %s)", b->sha256, hex);
-  } else if (sbio__elfnote_read_fd(fd, note, why, sizeof why) != 0) {
-    refuse(b, "%s", why);
-  } else {
-    rc = 0;
-  }
-  close(fd);
-  return rc;
-}
-
-/* Validates what the entry point returned. Reads no field beyond the size
- * the backend declared. */
-static int check_ops(struct sbio_backend_info *b, const sbio_backend_ops *ops, const char *note) {
-  if (!ops) {
-    refuse(b, "entry point returned NULL");
-    return -1;
-  }
-  if (ops->size >= OPS_ABI_FIELD_END && ops->abi_major != SBIO_BACKEND_ABI_MAJOR) {
-    refuse(b, "operations table ABI major %u does not match this core's %d", (unsigned)ops->abi_major,
-           SBIO_BACKEND_ABI_MAJOR);
-    return -1;
-  }
-  if (ops->size < OPS_V1_0_SIZE) {
-    refuse(b, "operations table too small (%u bytes)", (unsigned)ops->size);
-    return -1;
-  }
-  if (!ops->name || strcmp(ops->name, b->name) != 0) {
-    refuse(b, "operations table names \"%.64s\" but the file is " NAME_PREFIX "%s" NAME_SUFFIX,
-           ops->name ? ops->name : "(null)", b->name);
-    return -1;
-  }
-  if (!ops->metadata_json || strcmp(ops->metadata_json, note) != 0) {
-    refuse(b, "code-side metadata differs from the ELF note");
-    return -1;
-  }
-  return 0;
-}
-
-sbio_code sbio__registry_load(sbio__registry *reg, struct sbio_backend_info *b, sbio_error *err) {
-  (void)reg; /* the caller holds reg->lock; nothing else of the registry is touched */
-  if (!b) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "registry load: no backend");
-  if (b->status == SBIO_BACKEND_LOADED) return SBIO_OK;
-  if (b->status != SBIO_BACKEND_AVAILABLE) return unavailable(b, err);
-
-  char *note = NULL;
-  if (reverify_file(b, &note) != 0) return unavailable(b, err);
-
-  char diag[384] = "";
-  sbio__dl *dl = NULL;
-  if (sbio__dl_open(b->path, &dl, diag, sizeof diag) != 0) {
-    refuse(b, "dlopen failed: %s", diag);
-    free(note);
-    return unavailable(b, err);
-  }
-  void *sym = NULL;
-  if (sbio__dl_sym(dl, SBIO_BACKEND_ENTRY_SYMBOL, &sym, diag, sizeof diag) != 0) {
-    refuse(b, "entry symbol " SBIO_BACKEND_ENTRY_SYMBOL " not found: %s", diag);
-    sbio__dl_close(dl);
-    free(note);
-    return unavailable(b, err);
-  }
-  /* dlsym hands back an object pointer; POSIX guarantees it converts to a
-   * function pointer, ISO C does not, hence the copy. */
-  sbio_backend_entry_fn entry;
-  _Static_assert(sizeof entry == sizeof sym, "function and object pointers differ in size");
-  memcpy(&entry, &sym, sizeof entry);
-  const sbio_backend_ops *ops = entry();
-  int bad = check_ops(b, ops, note);
-  free(note);
-  if (bad) {
-    sbio__dl_close(dl);
-    return unavailable(b, err);
-  }
-  b->dl = dl;
-  b->ops = ops;
-  b->status = SBIO_BACKEND_LOADED;
-  return SBIO_OK;
 }

@@ -66,13 +66,14 @@ struct sbio_backend_info *sbio__registry_find(sbio__registry *reg, const char *n
 sbio_code sbio__registry_scan(sbio__registry *reg, const char *const *dirs, size_t n_dirs, const sbio__config *cfg,
                               const sbio__trust_policy *policy, sbio_error *err);
 
-/* dlopens an AVAILABLE backend and validates its entry point: symbol
- * present, table non-NULL, size >= the v1.0 table, abi_major matches,
- * name equals the file name, metadata_json identical to the note read at
- * scan time. On failure status becomes REFUSED with the reason, the object
- * is unloaded, and SBIO_E_BACKEND_UNAVAILABLE is returned. LOADED: no-op.
- * DISABLED/REFUSED/SHADOWED: SBIO_E_BACKEND_UNAVAILABLE with the reason.
- * Caller holds reg->lock. */
-sbio_code sbio__registry_load(sbio__registry *reg, struct sbio_backend_info *b, sbio_error *err);
+/* Loading a scanned backend's code is loader.h. */
+
+/* "sbio-backend-" NAME ".so": the file name of a backend. */
+#define SBIO__BACKEND_FILE_PREFIX "sbio-backend-"
+#define SBIO__BACKEND_FILE_SUFFIX ".so"
+
+/* Marks the entry REFUSED (tier UNKNOWN) with this reason. Reasons are part
+ * of the user interface: a fixed sentence with the facts that explain it. */
+void sbio__backend_refuse(struct sbio_backend_info *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -13,10 +13,12 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "loader.h"
 #include "loader_support.h"
 #include "registry.h"
 #include "sha256.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -142,7 +144,7 @@ static struct sbio_backend_info *expect_entry_at(const char *file, int line, ctx
 static sbio_code load(ctx *c, struct sbio_backend_info *b) {
   sbio_error_clear(c->err);
   pthread_mutex_lock(&c->reg.lock);
-  sbio_code rc = sbio__registry_load(&c->reg, b, c->err);
+  sbio_code rc = sbio__loader_load(b, c->err);
   pthread_mutex_unlock(&c->reg.lock);
   return rc;
 }
@@ -213,6 +215,10 @@ static const struct {
     {"loader_noentry", SBIO_BACKEND_AVAILABLE, ""},
     {"loader_nullentry", SBIO_BACKEND_AVAILABLE, ""},
     {"loader_missingdep", SBIO_BACKEND_AVAILABLE, ""},
+    {"loader_nokill", SBIO_BACKEND_AVAILABLE, ""},
+    {"loader_connectnokill", SBIO_BACKEND_AVAILABLE, ""},
+    {"loader_noplan", SBIO_BACKEND_AVAILABLE, ""},
+    {"loader_somefiles", SBIO_BACKEND_AVAILABLE, ""},
 };
 #define N_SCAN_CASES (sizeof scan_cases / sizeof scan_cases[0])
 
@@ -334,6 +340,19 @@ static void test_load_time_refusals(void **state) {
   expect_load_refused(c, dep, "dlopen failed: ");
   /* libltdl's diagnostic is passed through: it names what is missing. */
   assert_non_null(strstr(dep->reason, "libloader_missing_dep"));
+  /* Operations that must come together (issue 10, finding 2: a backend
+   * that could create but never destroy used to load). */
+  expect_load_refused(c, entry_of(c, c->plugins, "loader_nokill"),
+                      "incomplete operations table: create without kill (a sandbox it creates could never be "
+                      "destroyed)");
+  expect_load_refused(c, entry_of(c, c->plugins, "loader_connectnokill"),
+                      "incomplete operations table: connect without kill (a sandbox it attaches to could never be "
+                      "destroyed)");
+  expect_load_refused(c, entry_of(c, c->plugins, "loader_noplan"),
+                      "incomplete operations table: create without plan while declaring 2 mechanisms");
+  expect_load_refused(c, entry_of(c, c->plugins, "loader_somefiles"),
+                      "incomplete operations table: capability filesystem declared without file_list, file_mkdir, "
+                      "file_remove");
 
   /* None of that disturbed a good backend in the same registry. */
   struct sbio_backend_info *good = entry_of(c, c->plugins, "loader_good");
@@ -491,6 +510,66 @@ static void test_foreign_elf_refused(void **state) {
   struct sbio_backend_info *empty_file = entry_of(c, c->plugins, "loader_empty");
   assert_int_equal(empty_file->status, SBIO_BACKEND_REFUSED);
   assert_true(empty_file->reason[0] != '\0');
+}
+
+/* Where to cut a copy of `data` inside its loadable segments: the middle of
+ * the file range of its last PT_LOAD (past the note, which sits in the
+ * first one, so the metadata still reads). */
+static size_t cut_inside_last_load(const unsigned char *data, size_t len) {
+  Elf64_Ehdr eh;
+  assert_true(len >= sizeof eh);
+  memcpy(&eh, data, sizeof eh);
+  uint64_t start = 0, size = 0;
+  for (unsigned i = 0; i < eh.e_phnum; i++) {
+    Elf64_Phdr ph;
+    assert_true(eh.e_phoff + (i + 1) * sizeof ph <= len);
+    memcpy(&ph, data + eh.e_phoff + i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_LOAD && ph.p_filesz > 0 && ph.p_offset >= start) start = ph.p_offset, size = ph.p_filesz;
+  }
+  assert_true(size > 1 && start + size <= len);
+  return (size_t)(start + size / 2);
+}
+
+/* A copy of `fixture` cut inside its loadable segments, as dir/fname. */
+static void write_truncated(const char *fixture, const char *dir, const char *fname) {
+  char src[PATH_MAX], dst[PATH_MAX], srcname[128];
+  loader_join(src, LOADER_FIXTURE_DIR, fname_of(fixture, srcname));
+  size_t len = 0;
+  unsigned char *data = loader_read_file(src, &len);
+  assert_non_null(data);
+  loader_join(dst, dir, fname);
+  assert_int_equal(loader_write_file(dst, data, cut_inside_last_load(data, len), 0644), 0);
+  free(data);
+}
+
+/* Issue 10, finding 4: a file cut inside its loadable segments (a half
+ * written upgrade) was listed available, and dlopen died of SIGBUS mapping
+ * it. The scan refuses it; and should such a file reach the loader anyway
+ * (here: the entry is made to look as if it had been scanned that way),
+ * the loader refuses it before dlopen. */
+static void test_truncated_file_refused_before_dlopen(void **state) {
+  ctx *c = *state;
+  write_truncated("loader_marker", c->plugins, "sbio-backend-loader_marker.so");
+  scan_one(c, c->plugins);
+  struct sbio_backend_info *b = expect_entry(c, c->plugins, "sbio-backend-loader_marker.so", SBIO_BACKEND_REFUSED,
+                                             "reaches past the end of the file");
+  assert_non_null(strstr(b->reason, "ELF segment "));
+  assert_non_null(strstr(b->reason, "(PT_LOAD)"));
+  assert_non_null(strstr(b->reason, "truncated"));
+  assert_int_equal(load(c, b), SBIO_E_BACKEND_UNAVAILABLE);
+  assert_false(loader_exists(c->marker));
+
+  /* The loader's own check: a good file, scanned, then cut; the recorded
+   * hash is made the cut file's, so only the ELF check stands between it
+   * and dlopen. */
+  reset(c);
+  copy("loader_marker", c->plugins, NULL, 0644);
+  scan_one(c, c->plugins);
+  b = expect_entry(c, c->plugins, "sbio-backend-loader_marker.so", SBIO_BACKEND_AVAILABLE, "");
+  write_truncated("loader_marker", c->plugins, "sbio-backend-loader_marker.so");
+  file_sha256(b->path, b->sha256);
+  expect_load_refused(c, b, "reaches past the end of the file");
+  assert_false(loader_exists(c->marker)); /* none of its code ran */
 }
 
 static void test_special_files_refused(void **state) {
@@ -834,7 +913,7 @@ static void *worker_run(void *arg) {
     for (size_t i = 0; i < reg.n && !w->failures; i++) {
       struct sbio_backend_info *b = reg.items[i];
       pthread_mutex_lock(&reg.lock);
-      sbio_code rc = sbio__registry_load(&reg, b, NULL);
+      sbio_code rc = sbio__loader_load(b, NULL);
       pthread_mutex_unlock(&reg.lock);
       int ok;
       if (strcmp(b->name, "loader_good") == 0)
@@ -885,6 +964,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_writable_ancestor_refused, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sticky_directory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_foreign_elf_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_truncated_file_refused_before_dlopen, setup, teardown),
       cmocka_unit_test_setup_teardown(test_special_files_refused, setup, teardown),
       cmocka_unit_test_setup_teardown(test_symlinks_checked_on_both_sides, setup, teardown),
       cmocka_unit_test_setup_teardown(test_symlinked_directories, setup, teardown),
