@@ -14,6 +14,11 @@ void kit_static_mechanism_sources(kit_case *c);
 void kit_static_link_bind_now(kit_case *c);
 void kit_static_exports_only_entry(kit_case *c);
 void kit_static_capabilities_covered(kit_case *c);
+void kit_static_operations_paired(kit_case *c);
+
+/* cases_admission.c */
+void kit_admission_undeclared_refused_before_create(kit_case *c);
+void kit_admission_declared_not_refused_later(kit_case *c);
 
 /* cases_lifecycle.c */
 void kit_lifecycle_identity(kit_case *c);

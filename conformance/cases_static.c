@@ -3,8 +3,10 @@
  * running its code (the note, the link flags, the exported symbols), plus
  * what the core concluded when it scanned and loaded it. */
 #include "cases.h"
+#include "ops_contract.h"
 
 #include <cjson/cJSON.h>
+#include <dlfcn.h>
 #include <libgen.h>
 #include <sandboxio/backend.h>
 #include <stdio.h>
@@ -264,4 +266,47 @@ void kit_static_capabilities_covered(kit_case *c) {
              name ? name : "an unnamed capability");
   }
   kit_note(c, "every declared capability has a case");
+}
+
+/* ------------------------------------------------------ operation pairs */
+/* The library refuses a table whose operations do not come together
+ * (ops_contract.c); when it loaded the backend, the kit reads the table of
+ * the already loaded object (RTLD_NOLOAD: nothing is loaded again, no
+ * constructor runs) and checks it with the same code, so the verdict does
+ * not rest on the library alone. */
+void kit_static_operations_paired(kit_case *c) {
+  if (!have_file(c)) return;
+  kit_ctx *ctx = c->ctx;
+  const sbio_backend_info *b = ctx->info;
+  const char *reason = sbio_backend_info_reason(b);
+  if (sbio_backend_info_status(b) == SBIO_BACKEND_REFUSED &&
+      strncmp(reason, SBIO__OPS_CONTRACT_PREFIX, strlen(SBIO__OPS_CONTRACT_PREFIX)) == 0) {
+    kit_fail(c, "the library refused it: %s", reason);
+    return;
+  }
+  if (sbio_backend_info_status(b) != SBIO_BACKEND_LOADED) {
+    kit_skip(c, "the backend did not load (static.backend_usable says why), so its table cannot be read");
+    return;
+  }
+  void *handle = dlopen(sbio_backend_info_path(b), RTLD_NOW | RTLD_NOLOAD);
+  void *sym = handle ? dlsym(handle, SBIO_BACKEND_ENTRY_SYMBOL) : NULL;
+  if (!sym) {
+    kit_fail(c, "the loaded object's %s cannot be found again: %s", SBIO_BACKEND_ENTRY_SYMBOL,
+             handle ? "no such symbol" : dlerror());
+    if (handle) dlclose(handle);
+    return;
+  }
+  sbio_backend_entry_fn entry;
+  memcpy(&entry, &sym, sizeof entry); /* POSIX: dlsym's object pointer is the function */
+  const sbio_backend_ops *ops = entry();
+  char why[512];
+  if (!ops)
+    kit_fail(c, "%s returned NULL", SBIO_BACKEND_ENTRY_SYMBOL);
+  else if (sbio__ops_contract_check(ops, sbio_backend_info_capabilities(b), sbio_backend_info_mechanism_count(b), why,
+                                    sizeof why) != 0)
+    kit_fail(c, "%s", why);
+  else
+    kit_note(c, "%s%s, and every declared capability has its operations", SBIO_OPS_HAS(ops, create) ? "create" : "",
+             SBIO_OPS_HAS(ops, kill) ? " and kill" : "");
+  dlclose(handle);
 }

@@ -33,6 +33,17 @@ static const kit_case_def cases[] = {
      kit_static_exports_only_entry},
     {"static.capabilities_covered", "67", "every declared capability is exercised by a case of this kit", 0, 0,
      KIT_STATIC, kit_static_capabilities_covered},
+    {"static.operations_paired", "",
+     "create and connect come with kill, and every declared capability with the operations that deliver it", 0, 0,
+     KIT_STATIC, kit_static_operations_paired},
+
+    /* admission: refused before anything exists, never after */
+    {"admission.undeclared_refused_before_create", "",
+     "a create that needs a capability the backend lacks fails with SBX_E1101 before anything exists", 0, 0, CR,
+     kit_admission_undeclared_refused_before_create},
+    {"admission.declared_not_refused_later", "",
+     "what the backend declares is admitted and never refused with SBX_E1101 once the sandbox exists", 0, 0, CR,
+     kit_admission_declared_not_refused_later},
 
     /* lifecycle */
     {"lifecycle.identity_capabilities_tier", "1", "a sandbox has an id, the backend's capabilities and a tier", 0, 0,

@@ -18,6 +18,8 @@
  *   CBK_DEFECT_BUFFERED         output reaches the caller only when the command ends
  *   CBK_DEFECT_MERGED_STDERR    stderr is delivered as stdout, yet separate_stderr is declared
  *   CBK_DEFECT_EXPORTS          exports a symbol besides the entry point (with no version script)
+ *   CBK_DEFECT_NO_KILL          offers create and connect but no kill (the library refuses to load it)
+ *   CBK_DEFECT_LATE_STDIN       declares stdin, but its exec refuses stdin once the sandbox exists
  *   (the missing -z now is a link flag: see ../CMakeLists.txt)
  * Variants that are not defects:
  *   CBK_UNVERIFIED              its only mechanism is declared unverified (tier UNKNOWN)

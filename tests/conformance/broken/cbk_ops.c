@@ -99,10 +99,21 @@ static int bk_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_cal
                    sbio_bk_error *err) {
   cbk_handle *h = sandbox;
   int rc = gone(h, err);
+#ifdef CBK_DEFECT_LATE_STDIN
+  /* Declared in the note, refused only once the sandbox exists. */
+  if (!rc && req->has_stdin) return sbio_bk_error_set(err, SBIO_E_CAPABILITY, NULL, "cbk does not take stdin");
+#endif
   return rc ? rc : cbk_exec(h->box, req, call, exit_code, err);
 }
 
-static int bk_kill(void *sandbox, const sbio_bk_call *call, sbio_bk_error *err) {
+#ifdef CBK_DEFECT_NO_KILL
+#define CBK_KILL NULL /* the defect: nothing it creates can be destroyed */
+#define CBK_KILL_UNUSED __attribute__((unused))
+#else
+#define CBK_KILL bk_kill
+#define CBK_KILL_UNUSED
+#endif
+CBK_KILL_UNUSED static int bk_kill(void *sandbox, const sbio_bk_call *call, sbio_bk_error *err) {
   (void)call, (void)err;
   cbk_handle *h = sandbox;
 #ifdef CBK_DEFECT_ORPHAN
@@ -289,12 +300,12 @@ __attribute__((visibility("default"))) int cbk_debug_dump(void) {
 #endif
 
 #define CBK_LEAN_OPS                                                                                                   \
-  .open = bk_open, .close = bk_close, .plan = bk_plan, .create = bk_create, .exec = bk_exec, .kill = bk_kill,          \
+  .open = bk_open, .close = bk_close, .plan = bk_plan, .create = bk_create, .exec = bk_exec, .kill = CBK_KILL,         \
   .release = bk_release
 #define CBK_FULL_OPS                                                                                                   \
   .open = bk_open, .close = bk_close, .plan = bk_plan, .create = bk_create, .connect = bk_connect,                     \
   .file_read = bk_read, .file_write = bk_write, .file_list = bk_list, .file_mkdir = bk_mkdir,                          \
-  .file_remove = bk_remove, .kill = bk_kill, .release = bk_release, .list_managed = bk_list_managed,                   \
+  .file_remove = bk_remove, .kill = CBK_KILL, .release = bk_release, .list_managed = bk_list_managed,                  \
   .kill_managed = bk_kill_managed
 
 // clang-format off
