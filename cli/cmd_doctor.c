@@ -11,6 +11,7 @@
  * Exit: 0 when every enabled backend is healthy; 78 when the configuration
  * is broken; otherwise 69 (a backend cannot serve). */
 #include "args.h"
+#include "backend_path.h"
 #include "cli.h"
 #include "doctor.h"
 #include "errors.h"
@@ -39,7 +40,7 @@ static sbio_code open_host(const cli_globals *g, doctor_state *st, int no_config
   sbio_code rc = sbio_host_options_set_log_callback(o, capture_log, st);
   if (rc == SBIO_OK && no_config) rc = sbio_host_options_set_no_config(o, 1);
   if (rc == SBIO_OK && !no_config && g->config_file) rc = sbio_host_options_set_config_file(o, g->config_file);
-  if (rc == SBIO_OK && g->backend_path) rc = sbio_host_options_set_backend_path(o, g->backend_path);
+  if (rc == SBIO_OK && g->backend_path) rc = cli_set_backend_path(o, g->backend_path);
   if (rc == SBIO_OK) rc = sbio_host_open(o, out, err);
   sbio_host_options_free(o);
   return rc;

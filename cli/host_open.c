@@ -2,6 +2,7 @@
 /* Host setup shared by the commands. */
 #include "host_open.h"
 
+#include "backend_path.h"
 #include "errors.h"
 #include "progress.h"
 
@@ -41,7 +42,7 @@ static sbio_code open_host(const cli_globals *g, const char *config_file, int pr
     rc = sbio_host_options_set_config_file(opts, file);
   else
     rc = SBIO_OK;
-  if (rc == SBIO_OK && g->backend_path) rc = sbio_host_options_set_backend_path(opts, g->backend_path);
+  if (rc == SBIO_OK && g->backend_path) rc = cli_set_backend_path(opts, g->backend_path);
   /* The callback only reads the globals, which outlive the host. */
   if (rc == SBIO_OK) rc = sbio_host_options_set_log_callback(opts, log_to_stderr, (void *)g);
   /* Only where a bar can be drawn: elsewhere progress is not even asked for. */

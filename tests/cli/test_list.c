@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char *empty_config(void) {
   return h_write("empty.yaml", "");
@@ -399,6 +401,48 @@ static void test_colour_only_on_a_terminal_without_no_color(void **state) {
   free(cfg);
 }
 
+/* A relative --backend-path is a directory typed on purpose: it is taken
+ * from the current directory (made absolute), where the library on its
+ * own ignores relative search directories (SBIO_BACKEND_PATH, config). */
+static void test_relative_backend_path_is_taken_from_the_current_directory(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  char *dir = h_path("rel-plugins");
+  assert_int_equal(mkdir(dir, 0755), 0);
+  char *dst = h_path("rel-plugins/sbio-backend-fake.so");
+  FILE *in = fopen(SBIO_TEST_FAKE_PLUGIN, "rb"), *out = fopen(dst, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, n, out), n);
+  fclose(in);
+  assert_int_equal(fclose(out), 0);
+  assert_int_equal(chmod(dst, 0644), 0);
+  char cwd[4096];
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  assert_int_equal(chdir(h_scratch()), 0);
+  h_result r, d;
+  H_RUN(&r, NULL, "--config", cfg, "--backend-path", "rel-plugins:/nonexistent/sbio", "backends", "--json");
+  H_RUN(&d, NULL, "--config", cfg, "--backend-path", "./rel-plugins", "doctor");
+  assert_int_equal(chdir(cwd), 0);
+  H_ASSERT_STATUS(&r, 0);
+  assert_false(h_contains(r.err, r.err_len, "ignoring"));
+  cJSON *doc = h_json(&r);
+  const cJSON *fake = find_backend(get(doc, "backends"), "fake");
+  assert_non_null(fake);
+  assert_string_equal(get_str(fake, "path"), dst); /* the copy, which shadows the built-in one */
+  cJSON_Delete(doc);
+  assert_true(d.status < 128);
+  assert_false(h_contains(d.err, d.err_len, "ignoring"));
+  assert_true(h_contains(d.out, d.out_len, "rel-plugins"));
+  h_result_free(&r);
+  h_result_free(&d);
+  free(dst);
+  free(dir);
+  free(cfg);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_backends_lists_fake_as_container),
@@ -414,6 +458,7 @@ int main(void) {
       cmocka_unit_test(test_version),
       cmocka_unit_test(test_help_and_usage_errors),
       cmocka_unit_test(test_colour_only_on_a_terminal_without_no_color),
+      cmocka_unit_test(test_relative_backend_path_is_taken_from_the_current_directory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
