@@ -78,5 +78,9 @@ int sbio__ops_contract_check(const sbio_backend_ops *ops, sbio_caps declared, si
     snprintf(what, sizeof what, "capability %s declared without %s", sbio_capability_name(c->cap), missing);
     return refuse(reason, reason_size, what);
   }
+  /* A feature is a promise about an operation (unknown bits, from a newer
+   * SDK, are not this core's to judge). */
+  if ((SBIO_OPS_FEATURES(ops) & SBIO_BK_FEATURE_EXEC_CANCEL) && !SBIO_OPS_HAS(ops, exec))
+    return refuse(reason, reason_size, "feature exec_cancel declared without exec");
   return 0;
 }

@@ -219,6 +219,7 @@ static const struct {
     {"loader_connectnokill", SBIO_BACKEND_AVAILABLE, ""},
     {"loader_noplan", SBIO_BACKEND_AVAILABLE, ""},
     {"loader_somefiles", SBIO_BACKEND_AVAILABLE, ""},
+    {"loader_cancelnoexec", SBIO_BACKEND_AVAILABLE, ""},
 };
 #define N_SCAN_CASES (sizeof scan_cases / sizeof scan_cases[0])
 
@@ -353,6 +354,8 @@ static void test_load_time_refusals(void **state) {
   expect_load_refused(c, entry_of(c, c->plugins, "loader_somefiles"),
                       "incomplete operations table: capability filesystem declared without file_list, file_mkdir, "
                       "file_remove");
+  expect_load_refused(c, entry_of(c, c->plugins, "loader_cancelnoexec"),
+                      "incomplete operations table: feature exec_cancel declared without exec");
 
   /* None of that disturbed a good backend in the same registry. */
   struct sbio_backend_info *good = entry_of(c, c->plugins, "loader_good");
