@@ -74,6 +74,17 @@ cmake --build "$tbuild" >"$stage/build.log" 2>&1 || { cat "$stage/build.log"; fa
 check_plugin "$tbuild/backends/sbio-backend-example.so"
 check_loads "$tbuild/backends" "cmake build"
 
+step "the README's commands as written: a relative --backend-path"
+# sdk/template/README.md and docs/writing-a-backend.md run them from the
+# template's directory, where build/ is; here build/ is a link to it.
+mkdir -p "$stage/readme" && ln -s "$tbuild" "$stage/readme/build"
+out=$(cd "$stage/readme" && sbio --backend-path build/backends backends --load 2>&1) ||
+  fail "sbio --backend-path build/backends backends --load failed: $out"
+echo "$out" | quiet_grep -E '^example +loaded ' || fail "a relative --backend-path did not find the example: $out"
+if echo "$out" | quiet_grep 'ignoring'; then fail "the relative --backend-path was ignored: $out"; fi
+(cd "$stage/readme" && sbio --backend-path build/backends inspect example) | quiet_grep -E '^name: +example$' ||
+  fail "sbio --backend-path build/backends inspect example did not show the example"
+
 step "the package's other targets and its version check"
 mkdir -p "$stage/client"
 cat >"$stage/client/CMakeLists.txt" <<'CMAKE'
