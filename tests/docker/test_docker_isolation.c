@@ -264,13 +264,15 @@ static void test_lifetime_backstop(void **state) {
   dx_host h;
   assert_int_equal(dx_open(&h, &env, "runc", NULL), 0);
   sbio_create_options *o = sbio_create_options_new();
-  sbio_create_options_set_timeout(o, 1);
+  /* Not 1 s: the timeout is also create's deadline, which a loaded
+   * machine can miss. The backstop stops it at ceil(3) + 1 s. */
+  sbio_create_options_set_timeout(o, 3);
   sbio_sandbox *sb = dx_create(&h, o);
   assert_non_null(sb);
   char id[64];
   snprintf(id, sizeof id, "%s", sbio_sandbox_id(sb));
   int running = 1;
-  for (int i = 0; i < 100 && running; i++) {
+  for (int i = 0; i < 300 && running; i++) {
     struct timespec ts = {0, 100 * 1000000L};
     nanosleep(&ts, NULL);
     cJSON *c = dx_inspect(&env, id);
