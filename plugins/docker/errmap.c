@@ -84,6 +84,7 @@ static int transport_fail(const dk_endpoint *ep, const sbio_sdk_http_response *r
   case SBIO_SDK_HTTP_CANCELLED:
     return sbio_sdk_error(err, code, NULL, "docker: %s: cancelled (the sandbox is being killed)", what);
   case SBIO_SDK_HTTP_TIMEOUT:
+  case SBIO_SDK_HTTP_SLOW: /* an attempt's own limit: none is set here, but it reads the same */
     return sbio_sdk_error(err, timeout_code, "raise the timeout, or check that the engine is responsive",
                           "docker: %s: timed out waiting for the Docker engine at %s", what, ep->display);
   case SBIO_SDK_HTTP_NOMEM:
