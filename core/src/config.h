@@ -64,8 +64,8 @@ sbio_code sbio__config_merge_buffer(sbio__config *cfg, const char *name, const c
 sbio_code sbio__config_merge_file(sbio__config *cfg, const char *path, sbio_error *err);
 
 /* Loads the layers. explicit_file (or else $SBIO_CONFIG) replaces the
- * layers. sysconfdir/xdg_home NULL mean the compiled-in SYSCONFDIR and the
- * user's XDG config home. Missing layer files are skipped; an explicit file
+ * layers. sysconfdir/xdg_home NULL mean this installation's SYSCONFDIR
+ * (install_layout.h) and the user's XDG config home. Missing layer files are skipped; an explicit file
  * that is missing is an error. */
 sbio_code sbio__config_load(sbio__config *cfg, const char *explicit_file, const char *sysconfdir,
                             const char *xdg_home, sbio_error *err);

@@ -5,19 +5,17 @@
 
 #include "config_yaml.h"
 #include "error_internal.h"
+#include "install_layout.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef SBIO_SYSCONFDIR
-#define SBIO_SYSCONFDIR "/etc"
-#endif
 
 static sbio_code fail_errno(sbio_error *err, const char *path, int errnum) {
   char buf[256];
@@ -176,7 +174,9 @@ sbio_code sbio__config_load(sbio__config *cfg, const char *explicit_file, const 
   const char *env = secure_getenv("SBIO_CONFIG");
   if (env && env[0]) return merge_path(cfg, env, 0, err);
 
-  const char *sys = sysconfdir ? sysconfdir : SBIO_SYSCONFDIR;
+  char installed[PATH_MAX];
+  if (!sysconfdir) sbio__install_sysconfdir(installed, sizeof installed);
+  const char *sys = sysconfdir ? sysconfdir : installed;
   const char *suffix;
   const char *home = user_config_home(xdg_home, &suffix);
   char *main_file = join(sys, "/sandboxio/config.yaml");

@@ -103,7 +103,9 @@ done
 [ -z "$(status libsandboxio-dev)" ] || fail "libsandboxio-dev was installed"
 [ -f "$root/etc/ld.so.cache" ] || fail "the library's postinst (ldconfig) did not run"
 
-sbio() { "$root/usr/bin/sbio" --config /dev/null "$@"; }
+# Programs in /usr/bin carry no run path (the library is in a directory the
+# dynamic linker searches): run from outside the root, they are shown it.
+sbio() { LD_LIBRARY_PATH="$root/usr/$libdir" "$root/usr/bin/sbio" --config /dev/null "$@"; }
 # The backends listed, by file (the JSON also names mechanisms).
 names() { sbio backends --json | grep -o 'sbio-backend-[a-z0-9_]*\.so"' | sed 's/sbio-backend-\(.*\)\.so"/\1/' | sort | tr '\n' ' '; }
 backenddir=$(dirname "$(find "$root/usr/lib" -name sbio-backend-fake.so)")
@@ -113,7 +115,8 @@ sbio backends
 sbio backends | quiet_grep -E "^fake +available +CONTAINER .*sbio-backend-fake\.so\$" || fail "fake is not available"
 out=$(sbio run -b fake:// -- echo packaged-ok)
 [ "$out" = "packaged-ok" ] || fail "sbio run printed '$out'"
-"$root/usr/bin/sbio" config check "$root/etc/sandboxio/conf.d/20-fake.yaml" || fail "the drop-in does not check"
+LD_LIBRARY_PATH="$root/usr/$libdir" "$root/usr/bin/sbio" config check "$root/etc/sandboxio/conf.d/20-fake.yaml" ||
+  fail "the drop-in does not check"
 
 chroot_bin=$(command -v chroot)
 in_chroot() { env -i PATH=/usr/bin:/bin HOME=/nonexistent "$chroot_bin" "$root" /usr/bin/sbio "$@"; }

@@ -111,13 +111,19 @@ grep -q 'version' "$stage/client99.log" || { cat "$stage/client99.log"; fail "th
 
 step "build sdk/template with pkg-config and cc"
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
-pc() { pkg-config --define-variable=prefix="$prefix" "$@" sandboxio-backend; }
-[ "$(pc --variable=backenddir)" = "$backenddir" ] || fail "backenddir is $(pc --variable=backenddir)"
+# The .pc file finds the prefix from its own place: nothing to define.
+pc() { pkg-config "$@" sandboxio-backend; }
+[ "$(cd "$(pc --variable=backenddir)" && pwd -P)" = "$(cd "$backenddir" && pwd -P)" ] ||
+  fail "backenddir is $(pc --variable=backenddir)"
 mkdir -p "$stage/pc"
 # shellcheck disable=SC2046 # word splitting of the flags is intended
-"$cc" -Wall -Wextra -Werror $(pc --variable=backend_cflags) $(pc --cflags) \
-  -o "$stage/pc/sbio-backend-example.so" "$src/sdk/template/example.c" \
-  $(pc --variable=backend_ldflags) $(pc --libs) || fail "cc with pkg-config flags"
+"$cc" -Wall -Wextra -Werror -o "$stage/pc/sbio-backend-example.so" "$src/sdk/template/example.c" \
+  $(pc --cflags --libs) || fail "cc with pkg-config --cflags --libs"
+# The two halves, for a build that compiles and links in separate steps.
+"$cc" -Wall -Wextra -Werror -c $(pc --variable=backend_cflags) $(pc --cflags-only-I) \
+  -o "$stage/pc/example.o" "$src/sdk/template/example.c" || fail "cc -c with backend_cflags"
+"$cc" -o "$stage/pc/split.so" "$stage/pc/example.o" $(pc --libs) || fail "linking with pkg-config --libs"
+check_plugin "$stage/pc/split.so"
 check_plugin "$stage/pc/sbio-backend-example.so"
 check_loads "$stage/pc" "pkg-config build"
 
