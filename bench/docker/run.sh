@@ -28,7 +28,8 @@ trap cleanup EXIT
 host=$(sed -n 's/^host=//p' "$state/state")
 image=$(sed -n 's/^image=//p' "$state/state")
 [ -n "$host" ] || { echo "run.sh: no engine: $(cat "$state/state")" >&2; exit 1; }
-cc -O2 -Wall -I"$root/core/include" "$here/sbio_bench.c" -o "$work/sbio_bench" -L"$build/lib" -lsandboxio \
+# sandboxio.h includes the generated sandboxio/version.h of the build tree.
+cc -O2 -Wall -I"$root/core/include" -I"$build/include" "$here/sbio_bench.c" -o "$work/sbio_bench" -L"$build/lib" -lsandboxio \
   -Wl,-rpath,"$build/lib" -lpthread
 cat >"$work/config.yaml" <<YAML
 backends:
