@@ -19,6 +19,7 @@ struct mcp_holder {
   sbio_create_options *copts;
   char backend[64];
   sbio_tier floor;
+  double timeout_s; /* the sandbox's lifetime: the URI's ?timeout= wins, as in the library */
   pthread_mutex_t lock;
   sbio_sandbox *sb;
   int stopping;
@@ -84,6 +85,13 @@ int mcp_holder_open(const cli_globals *g, const mcp_config *cfg, mcp_holder **ou
     return exit_code;
   }
   resolve_backend_name(h);
+  h->timeout_s = cfg->timeout_set ? cfg->timeout_s : SBIO_DEFAULT_TIMEOUT_S;
+  const char *q = cfg->uri ? strstr(cfg->uri, "?timeout=") : NULL;
+  if (q) {
+    char *end = NULL;
+    double v = strtod(q + 9, &end);
+    if (end != q + 9 && v > 0) h->timeout_s = v; /* a malformed one fails the create with its reason */
+  }
   sbio_tier floor = sbio_host_isolation_floor(h->host);
   if (cfg->require_set && sbio_tier_rank(cfg->require) > sbio_tier_rank(floor)) floor = cfg->require;
   h->floor = floor;
@@ -245,5 +253,5 @@ sbio_tier mcp_holder_floor(mcp_holder *h) {
   return h->floor;
 }
 double mcp_holder_timeout(mcp_holder *h) {
-  return h->cfg->timeout_set ? h->cfg->timeout_s : SBIO_DEFAULT_TIMEOUT_S;
+  return h->timeout_s;
 }

@@ -144,6 +144,22 @@ test('the floor is decided before serving: exit 78, nothing created', async () =
   await client.close();
 });
 
+test('the fixed configuration is what sandbox_info reports, and no tool takes it', async () => {
+  for (const [args, timeout, egress] of [
+    [['--timeout', '77', '--egress', 'allow'], 77, 'allow'],
+    [['--backend', 'fake://?timeout=42', '--timeout', '77'], 42, 'deny'], // the URI's wins, as in the library
+  ]) {
+    const ctx = scratch();
+    const { client } = await connect(ctx, args);
+    const r = await client.callTool({ name: 'sandbox_info', arguments: {} });
+    assert.equal(r.structuredContent.timeout_s, timeout);
+    assert.deepEqual(r.structuredContent.network, { egress });
+    const bad = await client.callTool({ name: 'sandbox_info', arguments: { backend: 'docker://' } });
+    assert.equal(bad.isError, true, 'no argument changes anything');
+    await client.close();
+  }
+});
+
 test('revisions: the client\'s when supported, else the latest; structured output from 2025-06-18', async () => {
   const cases = [
     ['2024-11-05', '2024-11-05', false],
