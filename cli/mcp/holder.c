@@ -118,23 +118,20 @@ int mcp_holder_admit(mcp_holder *h) {
              sbio_backend_info_reason(b));
     return report(SBIO_E_BACKEND_UNAVAILABLE, message, "run `sbio inspect NAME` to see why", h->backend);
   }
-  if (h->floor == SBIO_TIER_UNKNOWN) return 0;
-  /* From metadata: some mechanism must reach the floor. Which one a create
-   * would use is the backend's plan, checked again by the library at the
-   * create and against the mechanism observed after it. */
-  sbio_tier best = SBIO_TIER_UNKNOWN;
-  for (size_t i = 0; i < sbio_backend_info_mechanism_count(b); i++) {
-    sbio_tier t = sbio_mechanism_tier(b, i);
-    if (sbio_tier_satisfies(t, h->floor)) return 0;
-    if (sbio_tier_rank(t) > sbio_tier_rank(best)) best = t;
-  }
-  int from_floor = !h->cfg->require_set || h->cfg->require != h->floor;
-  char hint[256];
-  snprintf(hint, sizeof hint, "choose a backend whose tier is at least %s (`sbio backends` lists tiers)%s",
-           sbio_tier_name(h->floor), from_floor ? "; the floor comes from require_isolation in the configuration" : "");
-  snprintf(message, sizeof message, "backend %s cannot meet the required isolation %s: it offers %s", h->backend,
-           sbio_tier_name(h->floor), sbio_tier_name(best));
-  return report(SBIO_E_CONFIG, message, hint, h->backend);
+  if (h->floor == SBIO_TIER_UNKNOWN) return 0; /* nothing to decide: no backend code runs before a tool call */
+  /* The library's own decision, the one a create would make before it
+   * provisions anything: the gate from metadata, then the backend's plan
+   * (docker: the runtime it would use). A backend that could meet the
+   * floor with another mechanism but would not with this configuration is
+   * refused here, at start-up, not at the first tool call. */
+  sbio_error *err = sbio_error_new();
+  if (!err) return cli_error_oom(0);
+  sbio_tier planned = SBIO_TIER_UNKNOWN;
+  int exit_code = 0;
+  if (sbio_sandbox_check(h->host, h->cfg->uri, h->copts, &planned, err) != SBIO_OK)
+    exit_code = cli_error_report_sbio(err, 0);
+  sbio_error_free(err);
+  return exit_code;
 }
 
 void mcp_holder_set_progress(mcp_holder *h, sbio_progress_fn fn, void *user) {

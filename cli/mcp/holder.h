@@ -30,9 +30,11 @@ typedef struct mcp_isolation {
  * code runs) and prepares the create options. Returns 0, or the exit code
  * after reporting why on stderr. */
 int mcp_holder_open(const cli_globals *g, const mcp_config *cfg, mcp_holder **out);
-/* Start-up admission: the backend exists and may be used, and the floor
- * (the configuration's require_isolation raised by --require-isolation)
- * can be met, decided from metadata and plan with nothing provisioned.
+/* Start-up admission: the backend exists and may be used, and, when there
+ * is a floor (the configuration's require_isolation raised by
+ * --require-isolation), that a create would meet it: the library's
+ * sbio_sandbox_check, from metadata and the backend's plan, nothing
+ * provisioned. Without a floor no backend code runs before a tool call.
  * Returns 0, or the exit code after reporting (78 for an unmet floor). */
 int mcp_holder_admit(mcp_holder *h);
 

@@ -134,6 +134,95 @@ static void discard(sbio_host *host, struct sbio_backend_info *b, void *handle, 
   if (SBIO_OPS_HAS(b->ops, release)) b->ops->release(handle);
 }
 
+/* ------------------------------------------------------------ the gate */
+/* What a create decides before it provisions anything, shared by
+ * sbio_sandbox_create and sbio_sandbox_check. */
+typedef struct pre_create {
+  sbio__uri target;
+  const char *tmpl;
+  double timeout_s;
+  struct sbio_backend_info *b;
+  sbio__admission gate;
+  sbio_bk_create_req req;
+  char planned[64];
+  const sbio__mechanism *mech;
+} pre_create;
+
+/* The request itself: options, URI, template, timeout, backend. The URI
+ * is freed by the caller (sbio__uri_free(&p->target)) whatever happens. */
+static sbio_code resolve_request(sbio_host *host, const char *uri, const struct sbio_create_options *o, pre_create *p,
+                                 sbio_error *err) {
+  memset(p, 0, sizeof *p);
+  if (o->invalid[0]) return sbio__error_set(err, SBIO_E_CONFIG, NULL, "invalid create options: %s", o->invalid);
+  sbio_code rc = resolve_target(host, uri, &p->target, err);
+  if (rc != SBIO_OK) return rc;
+  p->tmpl = p->target.template_name ? p->target.template_name : o->template_name;
+  if (p->target.template_name && o->template_name && strcmp(p->target.template_name, o->template_name) != 0)
+    return sbio__error_set(err, SBIO_E_CONFIG, "give the template once, in the URI or in the options",
+                           "template \"%s\" in the URI differs from template \"%s\" in the options",
+                           p->target.template_name, o->template_name);
+  /* The URI's timeout wins over the option, as in the reference. */
+  p->timeout_s = p->target.has_timeout ? p->target.timeout_s : (o->timeout_set ? o->timeout_s : SBIO_DEFAULT_TIMEOUT_S);
+  rc = sbio__host_resolve_backend(host, p->target.backend, &p->b, err);
+  if (rc == SBIO_OK) remember_secrets(host, o);
+  return rc;
+}
+
+/* Both stages of the admission gate: stage 1 from metadata alone, before
+ * the backend's code runs; then the backend's plan, provisioning nothing,
+ * against the required tier (stage 2). `ev` is the create_denied event the
+ * caller began: finished (audited) on a refusal, left to the caller
+ * otherwise. */
+static sbio_code admit_and_plan(sbio_host *host, const struct sbio_create_options *o, pre_create *p, sbio__event *ev,
+                                sbio_error *err) {
+  struct sbio_backend_info *b = p->b;
+  sbio_code rc = sbio__admit_request(host, b, o->require_set, o->require, sbio__admit_create_needs(o), &p->gate, err);
+  sbio__admission_event_fields(ev, &p->gate);
+  if (rc != SBIO_OK) return sbio__audit_finish(host, ev, rc, err);
+
+  /* From here on the backend's code runs, but nothing is provisioned
+   * until its plan satisfies the requirement. */
+  rc = sbio__host_backend_instance(host, b, err);
+  fill_request(&p->req, host, o, p->tmpl, p->timeout_s);
+  if (rc == SBIO_OK) rc = plan_mechanism(b, &p->req, p->planned, sizeof p->planned, err);
+  if (rc == SBIO_OK) {
+    /* The gate, stage 2: the mechanism this create would use. */
+    rc = sbio__admit_mechanism(host, b, &p->gate, p->planned, &p->mech, err);
+    sbio__event_backend(ev, b, p->mech);
+    sbio__event_str(ev, "mechanism", p->planned);
+  }
+  if (rc != SBIO_OK) return sbio__audit_finish(host, ev, rc, err);
+  return SBIO_OK;
+}
+
+sbio_code sbio_sandbox_check(sbio_host *host, const char *uri, const sbio_create_options *opts, sbio_tier *planned_tier,
+                             sbio_error *err) {
+  static const struct sbio_create_options no_options;
+  if (planned_tier) *planned_tier = SBIO_TIER_UNKNOWN;
+  if (!host) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host is required");
+  const struct sbio_create_options *o = opts ? opts : &no_options;
+  pre_create p;
+  sbio_code rc = resolve_request(host, uri, o, &p, err);
+  if (rc == SBIO_OK) {
+    /* Only a refusal is audited (as the create_denied a create with these
+     * options would get, marked "check"): nothing else happened. */
+    sbio__event ev;
+    sbio__event_begin(&ev, host, "create_denied");
+    sbio__event_backend(&ev, p.b, NULL);
+    sbio__event_str(&ev, "template", p.tmpl);
+    sbio__event_int(&ev, "check", 1);
+    rc = admit_and_plan(host, o, &p, &ev, err);
+    if (rc == SBIO_OK) {
+      cJSON_Delete(ev.obj);
+      if (!p.mech || p.mech->effective == SBIO_TIER_UNKNOWN) sbio__policy_warn_unknown_once(host, p.b, p.planned);
+      if (planned_tier) *planned_tier = p.mech ? p.mech->effective : SBIO_TIER_UNKNOWN;
+    }
+  }
+  sbio__uri_free(&p.target);
+  if (rc != SBIO_OK) sbio__host_redact_error(host, err);
+  return rc;
+}
+
 /* -------------------------------------------------------------- create */
 sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_create_options *opts, sbio_sandbox **out,
                               sbio_error *err) {
@@ -141,25 +230,12 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   if (!host || !out) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host and out are required");
   *out = NULL;
   const struct sbio_create_options *o = opts ? opts : &no_options;
-  if (o->invalid[0]) return sbio__error_set(err, SBIO_E_CONFIG, NULL, "invalid create options: %s", o->invalid);
-
-  sbio__uri target;
-  sbio_code rc = resolve_target(host, uri, &target, err);
-  if (rc != SBIO_OK) return rc;
-  const char *tmpl = target.template_name ? target.template_name : o->template_name;
-  if (target.template_name && o->template_name && strcmp(target.template_name, o->template_name) != 0) {
-    rc = sbio__error_set(err, SBIO_E_CONFIG, "give the template once, in the URI or in the options",
-                         "template \"%s\" in the URI differs from template \"%s\" in the options", target.template_name,
-                         o->template_name);
-    goto out_uri;
-  }
-  /* The URI's timeout wins over the option, as in the reference. */
-  double timeout_s = target.has_timeout ? target.timeout_s : (o->timeout_set ? o->timeout_s : SBIO_DEFAULT_TIMEOUT_S);
-
-  struct sbio_backend_info *b = NULL;
-  rc = sbio__host_resolve_backend(host, target.backend, &b, err);
+  pre_create p;
+  sbio_code rc = resolve_request(host, uri, o, &p, err);
   if (rc != SBIO_OK) goto out_uri;
-  remember_secrets(host, o);
+  struct sbio_backend_info *b = p.b;
+  const char *tmpl = p.tmpl;
+  double timeout_s = p.timeout_s;
 
   sbio__event ev;
   sbio__event_begin(&ev, host, "create_requested");
@@ -168,38 +244,17 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   rc = sbio__audit_emit(host, &ev, 0, err);
   if (rc != SBIO_OK) goto out_uri;
 
-  /* The gate, stage 1: from metadata alone, before the backend's code
-   * runs. */
   sbio__event_begin(&ev, host, "create_denied");
   sbio__event_backend(&ev, b, NULL);
   sbio__event_str(&ev, "template", tmpl);
-  sbio__admission gate;
-  rc = sbio__admit_request(host, b, o->require_set, o->require, sbio__admit_create_needs(o), &gate, err);
-  sbio__admission_event_fields(&ev, &gate);
-  if (rc != SBIO_OK) {
-    rc = sbio__audit_finish(host, &ev, rc, err);
-    goto out_uri;
-  }
-
-  /* From here on the backend's code runs, but nothing is provisioned
-   * until its plan satisfies the requirement. */
-  rc = sbio__host_backend_instance(host, b, err);
-  sbio_bk_create_req req;
-  fill_request(&req, host, o, tmpl, timeout_s);
-  char planned[64] = "";
-  const sbio__mechanism *mech = NULL;
-  if (rc == SBIO_OK) rc = plan_mechanism(b, &req, planned, sizeof planned, err);
-  if (rc == SBIO_OK) {
-    /* The gate, stage 2: the mechanism this create would use. */
-    rc = sbio__admit_mechanism(host, b, &gate, planned, &mech, err);
-    sbio__event_backend(&ev, b, mech);
-    sbio__event_str(&ev, "mechanism", planned);
-  }
-  if (rc != SBIO_OK) {
-    rc = sbio__audit_finish(host, &ev, rc, err);
-    goto out_uri;
-  }
+  rc = admit_and_plan(host, o, &p, &ev, err);
+  if (rc != SBIO_OK) goto out_uri;
   cJSON_Delete(ev.obj);
+  sbio__admission gate = p.gate;
+  sbio_bk_create_req req = p.req;
+  char planned[64];
+  snprintf(planned, sizeof planned, "%s", p.planned);
+  const sbio__mechanism *mech = p.mech;
 
   if (!mech || mech->effective == SBIO_TIER_UNKNOWN) sbio__policy_warn_unknown_once(host, b, planned);
   if (!SBIO_OPS_HAS(b->ops, create)) {
@@ -263,7 +318,7 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   }
   *out = sb;
 out_uri:
-  sbio__uri_free(&target);
+  sbio__uri_free(&p.target);
   if (rc != SBIO_OK) sbio__host_redact_error(host, err);
   return rc;
 }

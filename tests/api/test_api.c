@@ -581,6 +581,60 @@ static void test_observed_mechanism_mismatch_destroys_the_sandbox(void **state) 
   sbio_error_free(err);
 }
 
+/* sbio_sandbox_check: what a create decides before it provisions anything,
+ * and nothing more. */
+static int testbk_ran(const fixture *f, const char *op) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", f->dir, op);
+  return access(path, F_OK) == 0;
+}
+
+static void test_check_decides_like_create_and_provisions_nothing(void **state) {
+  fixture *f = *state;
+  sbio_error *err = sbio_error_new();
+  sbio_tier planned = SBIO_TIER_MICROVM;
+  /* No requirement: the plan's tier, nothing created, nothing audited. */
+  assert_int_equal(sbio_sandbox_check(f->host, "fake://", NULL, &planned, err), SBIO_OK);
+  assert_int_equal(planned, SBIO_TIER_CONTAINER);
+  assert_int_equal(file_count(f->call_log, "plan"), 1);
+  assert_int_equal(file_count(f->call_log, "create"), 0);
+  assert_false(lines_contain(&f->audit, "\"event\":\"create"));
+  /* Refused from metadata: the create's own error, audited as its
+   * create_denied (marked a check), and the backend never asked. */
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_MICROVM);
+  assert_int_equal(sbio_sandbox_check(f->host, "fake://", co, &planned, err), SBIO_E_CONFIG);
+  assert_int_equal(planned, SBIO_TIER_UNKNOWN);
+  char check_msg[512];
+  snprintf(check_msg, sizeof check_msg, "%s", sbio_error_message(err));
+  sbio_sandbox *sb = NULL;
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &sb, err), SBIO_E_CONFIG);
+  assert_string_equal(check_msg, sbio_error_message(err));
+  assert_int_equal(file_count(f->call_log, "plan"), 1);
+  assert_int_equal(lines_count(&f->audit, "\"check\":1"), 1);
+  assert_true(lines_contain(&f->audit, "\"event\":\"create_denied\""));
+  sbio_create_options_free(co);
+  /* Metadata could meet GVISOR (runsc is declared), the plan would not
+   * (runc): only the plan tells, and check asks it. */
+  co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_GVISOR);
+  assert_int_equal(sbio_sandbox_check(f->host, "planrunc://", co, &planned, err), SBIO_E_CONFIG);
+  assert_non_null(strstr(sbio_error_message(err), "mechanism \"runc\""));
+  assert_true(testbk_ran(f, "plan"));
+  assert_false(testbk_ran(f, "create"));
+  /* A plan that meets it passes; the create still checks what it observes
+   * (the liar plans runsc and creates with runc: see the test above). */
+  assert_int_equal(sbio_sandbox_check(f->host, "liar://", co, &planned, err), SBIO_OK);
+  assert_int_equal(planned, SBIO_TIER_GVISOR);
+  assert_false(testbk_ran(f, "create"));
+  sbio_create_options_free(co);
+  /* Bad input fails as for a create. */
+  assert_int_equal(sbio_sandbox_check(f->host, "no-scheme", NULL, NULL, err), SBIO_E_CONFIG);
+  assert_int_equal(sbio_sandbox_check(f->host, "nosuch://", NULL, NULL, err), SBIO_E_BACKEND_NOT_FOUND);
+  assert_int_equal(sbio_sandbox_check(NULL, "fake://", NULL, NULL, err), SBIO_E_INVALID_ARGUMENT);
+  sbio_error_free(err);
+}
+
 static void test_fleet_floor_cannot_be_lowered(void **state) {
   (void)state;
   fixture f;
@@ -846,6 +900,7 @@ int main(void) {
       T(test_unknown_backend_satisfies_nothing_and_warns_once),
       T(test_http_source_makes_the_claim_unknown),
       T(test_observed_mechanism_mismatch_destroys_the_sandbox),
+      T(test_check_decides_like_create_and_provisions_nothing),
       cmocka_unit_test(test_fleet_floor_cannot_be_lowered),
       T(test_deny_actually_denies_and_allowlist_allows),
       T(test_undeclared_capability_is_refused_naming_who_has_it),

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { checkCancel, checkEveryTool, checkListing, checkMissingFile, checkProgress } from './flows.mjs';
-import { assert, eventually, INIT, rawSession, run, SBIO, scratch, serverEnv, startHttp, test } from './lib.mjs';
+import { assert, eventually, INIT, rawSession, run, SBIO, scratch, serverEnv, spawnServer, startHttp, test } from './lib.mjs';
 
 const stateDir = process.env.SBIO_TEST_DOCKER_STATE;
 const state = Object.fromEntries(
@@ -37,8 +37,8 @@ const dockerCtx = () =>
   scratch('', `backends:\n  docker:\n    settings:\n      host: ${state.host}\n      pull: never\n`);
 
 // Runs fn(client), always closing the client (and so the server) after.
-async function withClient(ctx, image, fn) {
-  const c = await connect(ctx, image);
+async function withClient(ctx, image, fn, extra = []) {
+  const c = await connect(ctx, image, extra);
   try {
     return await fn(c.client);
   } finally {
@@ -47,8 +47,8 @@ async function withClient(ctx, image, fn) {
 }
 
 // What a client's configuration says, with the built sbio for "sbio".
-async function connect(ctx, image) {
-  const config = { command: 'sbio', args: ['mcp', '--backend', `docker://${image}`] };
+async function connect(ctx, image, extra = []) {
+  const config = { command: 'sbio', args: ['mcp', '--backend', `docker://${image}`, ...extra] };
   const transport = new StdioClientTransport({ command: SBIO, args: config.args, env: serverEnv(ctx), stderr: 'pipe' });
   const client = new Client({ name: 'sbio-mcp-docker-test', version: '1.0.0' });
   await client.connect(transport);
@@ -90,6 +90,26 @@ test('a command cancelled mid-run is killed, the container kept; progress while 
     assert.equal(mcpContainers().length, 1);
     assert.ok(id.startsWith(mcpContainers()[0]));
   });
+  await noneLeft();
+});
+
+test('the floor at start-up follows the plan: runc refused under gvisor, runsc served', async () => {
+  // The metadata declares runsc too; only the plan (the engine's default
+  // runtime, runc) says this configuration would not meet the floor.
+  const ctx = dockerCtx();
+  const s = spawnServer(['--backend', `docker://${state.image}`, '--require-isolation', 'gvisor'], serverEnv(ctx));
+  s.proc.stdin.end();
+  assert.equal(await s.exited, 78, s.stderr);
+  assert.match(s.stderr, /\[SBX_E1000\] backend docker cannot meet the required isolation GVISOR: it offers CONTAINER \(mechanism "runc"/);
+  assert.deepEqual(mcpContainers(), [], 'nothing created');
+  if (state.runsc !== '1') return; // no gVisor on this engine: the refusal is what could be shown
+  const g = scratch('', `backends:\n  docker:\n    settings:\n      host: ${state.host}\n      pull: never\n      runtime: runsc\n`);
+  await withClient(g, state.image, async (client) => {
+    const r = await client.callTool({ name: 'sandbox_info', arguments: {} });
+    assert.equal(r.structuredContent.tier, 'GVISOR');
+    assert.equal(r.structuredContent.mechanism, 'runsc');
+    assert.equal(r.structuredContent.required_tier, 'GVISOR');
+  }, ['--require-isolation', 'gvisor']);
   await noneLeft();
 });
 

@@ -401,6 +401,22 @@ SBIO_API sbio_code sbio_connect_options_require_capabilities(sbio_connect_option
 SBIO_API sbio_code sbio_sandbox_connect_ex(sbio_host *host, const char *backend, const char *sandbox_id,
                                            const sbio_connect_options *opts, sbio_sandbox **out, sbio_error *err);
 
+/* Everything sbio_sandbox_create(host, uri, opts, ...) decides before it
+ * provisions anything, and nothing more: the target URI and options, the
+ * backend (found, usable), the admission gate (the fleet floor raised by the
+ * options' requirement, every capability needed) and the backend's plan
+ * against the required tier. Nothing is provisioned or billed; the
+ * backend's code does run (it is loaded and asked for its plan), as for a
+ * create. Returns what that create would return at this point (SBIO_OK, or
+ * the same error and hint), and *planned_tier (may be NULL) the tier of the
+ * mechanism it would use. A refusal is audited as the create_denied event
+ * such a create would emit, with "check": 1; a pass emits nothing. For
+ * deciding a requirement when a service starts (sbio mcp) rather than at
+ * its first request. The create still checks again, and checks the
+ * mechanism it observed. */
+SBIO_API sbio_code sbio_sandbox_check(sbio_host *host, const char *uri, const sbio_create_options *opts,
+                                      sbio_tier *planned_tier, sbio_error *err);
+
 #ifdef __cplusplus
 }
 #endif
