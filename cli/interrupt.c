@@ -4,18 +4,26 @@
  * Two threads: the watcher only ever waits for signals, and a killer
  * thread, started on the first signal, calls sbio_sandbox_kill(). The
  * split matters when a kill hangs (a provider not answering): the watcher
- * is still there to take the second signal and exit at once. */
+ * is still there to take the second signal and exit at once.
+ *
+ * The watcher sleeps in poll() on a signalfd (the signals, blocked in every
+ * thread) and an eventfd (a stop, or a kill requested from another
+ * thread), with no timeout: it wakes when there is something to do, so
+ * neither a run's end nor a requested kill waits for a polling tick. */
 #include "interrupt.h"
 
 #include "exitcode.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 /* The exit codes documented in exitcode.h are 128 + the signal number. */
@@ -25,6 +33,8 @@ _Static_assert(CLI_EXIT_SIGNAL_BASE + SIGPIPE == CLI_EXIT_SIGPIPE, "SIGPIPE exit
 
 struct cli_interrupt {
   pthread_t watcher;
+  int signal_fd; /* SIGINT and SIGTERM, read by the watcher */
+  int wake_fd;   /* eventfd: stop() or request() has something for the watcher */
   pthread_t killer;
   int killer_started;   /* touched by the watcher thread only, then by stop() */
   pthread_mutex_t lock; /* guards sb and killed; held during a kill */
@@ -64,18 +74,35 @@ static void say(const char *text, size_t len) {
   (void)ignored;
 }
 
+/* The next signal taken from the signalfd: its number, 0 if none yet. */
+static int take_signal(int fd) {
+  struct signalfd_siginfo info;
+  ssize_t n = read(fd, &info, sizeof info);
+  return n == (ssize_t)sizeof info ? (int)info.ssi_signo : 0;
+}
+
+static void drain_wake(int fd) {
+  uint64_t count;
+  ssize_t ignored = read(fd, &count, sizeof count);
+  (void)ignored;
+}
+
+static void wake(struct cli_interrupt *w) {
+  const uint64_t one = 1;
+  /* Cannot fail short of a counter overflow, which a pending wake-up
+   * makes harmless anyway. */
+  ssize_t ignored = write(w->wake_fd, &one, sizeof one);
+  (void)ignored;
+}
+
 static void *watch(void *arg) {
   struct cli_interrupt *w = arg;
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  /* Polling at 50 ms bounds both how late a stop is noticed and how late a
-   * requested kill starts; neither needs to be faster. */
-  const struct timespec tick = {0, 50 * 1000 * 1000};
   int first = 0; /* the first signal taken here */
   while (!atomic_load(&w->stop)) {
-    int sig = sigtimedwait(&set, NULL, &tick);
+    struct pollfd fds[2] = {{.fd = w->signal_fd, .events = POLLIN}, {.fd = w->wake_fd, .events = POLLIN}};
+    if (poll(fds, 2, -1) < 0) continue; /* EINTR: nothing is delivered to a blocked set, but be safe */
+    if (fds[1].revents & POLLIN) drain_wake(w->wake_fd);
+    int sig = (fds[0].revents & POLLIN) ? take_signal(w->signal_fd) : 0;
     if (sig > 0) {
       if (first) {
         /* Second signal: the user wants out now, whatever it costs. */
@@ -90,23 +117,31 @@ static void *watch(void *arg) {
       static const char note[] = "sbio: interrupted; destroying the sandbox (signal again to exit at once)\n";
       say(note, sizeof note - 1);
       start_killer(w);
-    } else if (atomic_exchange(&w->requested, 0)) {
-      start_killer(w);
     }
+    if (atomic_exchange(&w->requested, 0)) start_killer(w);
   }
   return NULL;
+}
+
+static void close_fds(struct cli_interrupt *w) {
+  if (w->signal_fd >= 0) close(w->signal_fd);
+  if (w->wake_fd >= 0) close(w->wake_fd);
 }
 
 cli_interrupt *cli_interrupt_start(void) {
   struct cli_interrupt *w = calloc(1, sizeof *w);
   if (!w) return NULL;
+  w->signal_fd = w->wake_fd = -1;
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   int rc = pthread_sigmask(SIG_BLOCK, &set, NULL);
+  if (rc == 0 && ((w->signal_fd = signalfd(-1, &set, SFD_CLOEXEC)) < 0 || (w->wake_fd = eventfd(0, EFD_CLOEXEC)) < 0))
+    rc = errno;
   if (rc == 0) rc = pthread_mutex_init(&w->lock, NULL);
   if (rc != 0) {
+    close_fds(w);
     free(w);
     errno = rc;
     return NULL;
@@ -114,6 +149,7 @@ cli_interrupt *cli_interrupt_start(void) {
   rc = pthread_create(&w->watcher, NULL, watch, w);
   if (rc != 0) {
     pthread_mutex_destroy(&w->lock);
+    close_fds(w);
     free(w);
     errno = rc;
     return NULL;
@@ -134,6 +170,7 @@ void cli_interrupt_request(cli_interrupt *w, int signo) {
   int expected = 0;
   atomic_compare_exchange_strong(&w->signo, &expected, signo);
   atomic_store(&w->requested, 1);
+  wake(w);
 }
 
 int cli_interrupt_signal(cli_interrupt *w) {
@@ -143,10 +180,12 @@ int cli_interrupt_signal(cli_interrupt *w) {
 void cli_interrupt_stop(cli_interrupt *w) {
   if (!w) return;
   atomic_store(&w->stop, 1);
+  wake(w);
   pthread_join(w->watcher, NULL);
   /* The killer took the lock for its kill; the caller detached the sandbox
    * (which waits for that lock) before stopping, so this join is short. */
   if (w->killer_started) pthread_join(w->killer, NULL);
   pthread_mutex_destroy(&w->lock);
+  close_fds(w);
   free(w);
 }

@@ -2,7 +2,7 @@
 /* Ctrl-C and SIGTERM during `sbio run`: the sandbox is destroyed, not
  * leaked. A signal handler may not call into the library, so the signals
  * are blocked in every thread and one watcher thread takes them with
- * sigtimedwait() and calls sbio_sandbox_kill(), which the API allows from
+ * a signalfd and calls sbio_sandbox_kill(), which the API allows from
  * any thread while an exec is in flight. A second signal gives up at once
  * (the provider-side timeout and `sbio reap` remain the backstop). */
 #ifndef SBIO_CLI_INTERRUPT_H
