@@ -59,7 +59,9 @@ sbio_tier sbio_backend_info_expect_tier(const sbio_backend_info *b) {
   return sbio_backend_info_has_expect_tier(b) ? b->cfg->expect_tier : SBIO_TIER_UNKNOWN;
 }
 const char *sbio_backend_info_sha256(const sbio_backend_info *b) {
-  return b ? b->sha256 : "";
+  /* Hashed on first request (registry.c, "Hashing"); the entry is the
+   * host's, shared, and the hash is stored once under a lock. */
+  return sbio__backend_sha256((struct sbio_backend_info *)b);
 }
 
 size_t sbio_backend_info_mechanism_count(const sbio_backend_info *b) {

@@ -2,9 +2,11 @@
 /* The loader (see loader.h). Refusal reasons are part of the user
  * interface, like the registry's: fixed sentences with the facts.
  *
- * The window between scan and dlopen is closed here: the file is re-opened
- * and re-hashed, and a file whose SHA-256 differs from the one recorded at
- * scan is refused before any of its code runs. The remaining window
+ * The window between scan and dlopen is closed here: the file is re-opened,
+ * and a file whose identity (device, inode, size, mtime, ctime) differs
+ * from the one recorded at scan is refused before any of its code runs;
+ * when the scan hashed it (a sha256 pin, a file changed just before the
+ * scan: registry.c, "Hashing"), it is hashed again and must match. The remaining window
  * (between that hash and dlopen's own open) can only be used by someone
  * allowed to write the checked directories, i.e. root or the current user,
  * who could run code as us anyway; a package manager replaces a file by
@@ -56,8 +58,29 @@ sbio_code sbio__loader_unavailable(const struct sbio_backend_info *b, sbio_error
   return rc;
 }
 
-/* Re-reads the file just before loading it: same bytes as at scan (else the
- * pins and the metadata we showed are about another file), and its note,
+/* "another file (inode 12, now 13), 4096 bytes, now 8192": what differs,
+ * for the reason. */
+static void describe_change(const sbio__file_identity *was, const sbio__file_identity *now, char *out, size_t size) {
+  size_t used = 0;
+  out[0] = '\0';
+#define ADD(...)                                                                                                       \
+  do {                                                                                                                 \
+    int n_ = snprintf(out + used, size - used, __VA_ARGS__);                                                           \
+    if (n_ > 0 && (size_t)n_ < size - used) used += (size_t)n_;                                                        \
+  } while (0)
+  if (was->dev != now->dev || was->ino != now->ino)
+    ADD("%sanother file (inode %llu, now %llu)", used ? ", " : "", (unsigned long long)was->ino,
+        (unsigned long long)now->ino);
+  if (was->size != now->size)
+    ADD("%s%lld bytes, now %lld", used ? ", " : "", (long long)was->size, (long long)now->size);
+  if (!used)
+    ADD("modified at %lld.%09ld, now %lld.%09ld", (long long)was->ctime.tv_sec, was->ctime.tv_nsec,
+        (long long)now->ctime.tv_sec, now->ctime.tv_nsec);
+#undef ADD
+}
+
+/* Re-reads the file just before loading it: the same file as at scan (else
+ * the pins and the metadata we showed are about another file), and its note,
  * for the comparison with the code-side copy. Reading the note checks the
  * ELF headers and that every loadable segment lies inside the file as it is
  * now (elfnote.h): the dynamic loader maps those segments and would die of
@@ -70,14 +93,19 @@ static int reverify_file(struct sbio_backend_info *b, char **note) {
     return -1;
   }
   struct stat st;
+  sbio__file_identity now;
   char hex[65] = "";
   char why[384] = "";
   int rc = -1;
+  int hashed = atomic_load_explicit(&b->sha256_known, memory_order_acquire);
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     sbio__backend_refuse(b, "%s is no longer a regular file", b->path);
-  } else if (sbio__sha256_fd_hex(fd, hex) != 0) {
+  } else if (sbio__file_identity_of(&st, &now), !sbio__file_identity_same(&b->scanned, &now)) {
+    describe_change(&b->scanned, &now, why, sizeof why);
+    sbio__backend_refuse(b, "file changed since it was scanned (%s)", why);
+  } else if (hashed && sbio__sha256_fd_hex(fd, hex) != 0) {
     sbio__backend_refuse(b, "cannot hash %s: %s", b->path, strerror(errno));
-  } else if (strcmp(hex, b->sha256) != 0) {
+  } else if (hashed && strcmp(hex, b->sha256) != 0) {
     sbio__backend_refuse(b, "file changed since it was scanned (sha256 was %s, now %s)", b->sha256, hex);
   } else if (sbio__elfnote_read_fd(fd, note, why, sizeof why) != 0) {
     sbio__backend_refuse(b, "%s", why);

@@ -20,7 +20,24 @@
  * what the operator sees in the directory listing, and `path` stays the
  * path as found (dlopen follows the same links).
  *
- * The window between scan and dlopen is closed at load time (loader.c). */
+ * The window between scan and dlopen is closed at load time (loader.c).
+ *
+ * Hashing. A plugin file is hashed only when something needs its SHA-256:
+ * a sha256 pin (checked here), a caller asking for it (`sbio inspect`,
+ * sbio_backend_info_sha256), or a file changed so recently that its
+ * identity alone could miss a later change. Reading every file in full at
+ * every host open cost most of a listing and a third of every command.
+ * Instead the scan records the identity of the descriptor it checked and
+ * read (device, inode, size, mtime, ctime), and loading compares the file
+ * with it. A change of the file's contents always moves its ctime to the
+ * current time, which nobody can set back; so once a file's ctime is
+ * older than the scan by more than any file system's timestamp
+ * granularity (RACY_WINDOW_S), a later change cannot leave the identity
+ * as it was. A file changed more recently than that might change again
+ * within the same clock tick and keep its identity, so it is hashed at
+ * scan, like git's "racily clean" entries, and loading compares hashes as
+ * well. A hash computed later (sbio__backend_sha256) is computed only
+ * while the identity is still the scanned one. */
 #include "registry.h"
 
 #include "elfnote.h"
@@ -38,6 +55,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Seconds: FAT stores times to 2 s, ext3 and others to 1 s. */
+#define RACY_WINDOW_S 2
 
 #define NAME_PREFIX SBIO__BACKEND_FILE_PREFIX
 #define NAME_SUFFIX SBIO__BACKEND_FILE_SUFFIX
@@ -233,6 +253,62 @@ static int check_file(const char *path, const struct stat *st, char *reason, siz
   return 0;
 }
 
+/* ----------------------------------------------------------- hashing */
+
+void sbio__file_identity_of(const struct stat *st, sbio__file_identity *id) {
+  memset(id, 0, sizeof *id);
+  id->dev = st->st_dev;
+  id->ino = st->st_ino;
+  id->size = st->st_size;
+  id->mtime = st->st_mtim;
+  id->ctime = st->st_ctim;
+}
+
+static int same_time(const struct timespec *a, const struct timespec *b) {
+  return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+int sbio__file_identity_same(const sbio__file_identity *a, const sbio__file_identity *b) {
+  return a->dev == b->dev && a->ino == b->ino && a->size == b->size && same_time(&a->mtime, &b->mtime) &&
+         same_time(&a->ctime, &b->ctime);
+}
+
+/* Changed within RACY_WINDOW_S of `now`, or in the future. */
+static int recently_changed(const struct stat *st, const struct timespec *now) {
+  time_t since = now->tv_sec - RACY_WINDOW_S;
+  return st->st_ctim.tv_sec >= since || st->st_mtim.tv_sec >= since;
+}
+
+/* Serialises the lazy hashes of every registry: they are rare, and one
+ * file is never hashed twice at once. */
+static pthread_mutex_t hash_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void store_hash(struct sbio_backend_info *b, const char hex[65]) {
+  memcpy(b->sha256, hex, sizeof b->sha256);
+  atomic_store_explicit(&b->sha256_known, 1, memory_order_release);
+}
+
+const char *sbio__backend_sha256(struct sbio_backend_info *b) {
+  if (!b) return "";
+  if (atomic_load_explicit(&b->sha256_known, memory_order_acquire)) return b->sha256;
+  if (!b->have_meta) return "";
+  pthread_mutex_lock(&hash_lock);
+  if (!atomic_load_explicit(&b->sha256_known, memory_order_relaxed)) {
+    int fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    sbio__file_identity now;
+    char hex[65];
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+      sbio__file_identity_of(&st, &now);
+      /* Another file's hash under this entry's name would be a lie. */
+      if (sbio__file_identity_same(&now, &b->scanned) && sbio__sha256_fd_hex(fd, hex) == 0) store_hash(b, hex);
+    }
+    if (fd >= 0) close(fd);
+  }
+  pthread_mutex_unlock(&hash_lock);
+  return atomic_load_explicit(&b->sha256_known, memory_order_acquire) ? b->sha256 : "";
+}
+
 /* ---------------------------------------------------------- metadata */
 
 /* When the schema check fails, an "abi" that is not ours explains why far
@@ -353,6 +429,7 @@ static void evaluate_mechanisms(struct sbio_backend_info *b, const sbio__trust_p
 static void check_pins(struct sbio_backend_info *b) {
   const sbio__backend_config *pin = b->cfg;
   if (!pin) return;
+  /* Hashed at scan whenever a pin exists. */
   if (pin->sha256 && strcasecmp(pin->sha256, b->sha256) != 0) {
     sbio__backend_refuse(b, "sha256 pin mismatch: expected %s, file has %s", pin->sha256, b->sha256);
     return;
@@ -386,14 +463,20 @@ static void evaluate_file(struct sbio_backend_info *b, const sbio__trust_policy 
     return;
   }
   struct stat st;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now); /* before fstat: see "Hashing" above */
   if (fstat(fd, &st) != 0) {
     sbio__backend_refuse(b, "cannot stat %s: %s", real, strerror(errno));
   } else if (check_file(real, &st, why, sizeof why) != 0) {
     sbio__backend_refuse(b, "%s", why);
   } else if (read_metadata(b, fd) == 0) {
-    if (sbio__sha256_fd_hex(fd, b->sha256) != 0) {
-      b->sha256[0] = '\0';
-      sbio__backend_refuse(b, "cannot hash %s: %s", real, strerror(errno));
+    sbio__file_identity_of(&st, &b->scanned);
+    char hex[65];
+    if ((b->cfg && b->cfg->sha256) || recently_changed(&st, &now)) {
+      if (sbio__sha256_fd_hex(fd, hex) == 0)
+        store_hash(b, hex);
+      else
+        sbio__backend_refuse(b, "cannot hash %s: %s", real, strerror(errno));
     }
   }
   close(fd);

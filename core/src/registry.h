@@ -11,6 +11,20 @@
 #include <pthread.h>
 #include <sandboxio/backend.h>
 #include <sandboxio/sandboxio.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* What identifies the contents of a file without reading them: the inode
+ * and what any change to it moves. The change time (ctime) cannot be set
+ * by anyone but the kernel, which sets it to the current time on every
+ * change of the contents or the metadata. */
+typedef struct sbio__file_identity {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime, ctime;
+} sbio__file_identity;
 
 struct sbio_backend_info {
   char *name; /* from the file name */
@@ -20,8 +34,17 @@ struct sbio_backend_info {
   int enabled;
   int have_meta;
   sbio__metadata meta; /* valid when have_meta */
-  char sha256[65];     /* of the file, "" if not computed */
-  sbio_tier tier;      /* weakest effective, UNKNOWN when refused */
+  /* The file as scanned (the descriptor that was checked and read), valid
+   * when have_meta. Loading compares the file with it (loader.h). */
+  sbio__file_identity scanned;
+  /* SHA-256 of the file, hashed only when something needs it: a sha256
+   * pin, a file changed so recently that its identity alone cannot tell a
+   * later change (registry.c, "Hashing"), or a caller asking for it
+   * (sbio__backend_sha256). "" until then; set once, under the registry's
+   * hash lock, and sha256_known then set with release ordering. */
+  char sha256[65];
+  atomic_int sha256_known;
+  sbio_tier tier; /* weakest effective, UNKNOWN when refused */
   sbio_tier claimed_tier;
   const sbio__backend_config *cfg; /* points into the host's config, or NULL */
   /* Loaded state (status LOADED); guarded by the registry lock. */
@@ -71,6 +94,17 @@ sbio_code sbio__registry_scan(sbio__registry *reg, const char *const *dirs, size
 /* "sbio-backend-" NAME ".so": the file name of a backend. */
 #define SBIO__BACKEND_FILE_PREFIX "sbio-backend-"
 #define SBIO__BACKEND_FILE_SUFFIX ".so"
+
+/* The file's identity from fstat(2). */
+void sbio__file_identity_of(const struct stat *st, sbio__file_identity *id);
+/* 1 when both name the same, unchanged file. */
+int sbio__file_identity_same(const sbio__file_identity *a, const sbio__file_identity *b);
+
+/* The entry's SHA-256 (64 hex digits), hashing the file if it was not
+ * hashed yet and is still the file that was scanned; "" when it cannot be
+ * known (refused before it was read, changed since the scan, unreadable).
+ * Thread-safe. */
+const char *sbio__backend_sha256(struct sbio_backend_info *b);
 
 /* Marks the entry REFUSED (tier UNKNOWN) with this reason. Reasons are part
  * of the user interface: a fixed sentence with the facts that explain it. */

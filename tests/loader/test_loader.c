@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sandboxio/sandboxio.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,23 @@ static void file_sha256(const char *path, char hex[65]) {
   close(fd);
 }
 
+/* Makes the entry's record (identity and hash) that of the file as it is
+ * now, as if the scan had read this very file. */
+static void rerecord(struct sbio_backend_info *b) {
+  struct stat st;
+  assert_int_equal(stat(b->path, &st), 0);
+  sbio__file_identity_of(&st, &b->scanned);
+  file_sha256(b->path, b->sha256);
+  atomic_store(&b->sha256_known, 1);
+}
+
+/* Forgets the scan's hash, as for a file installed long before the scan,
+ * which is not hashed (registry.c, "Hashing"). */
+static void forget_hash(struct sbio_backend_info *b) {
+  atomic_store(&b->sha256_known, 0);
+  memset(b->sha256, 0, sizeof b->sha256);
+}
+
 /* -------------------------------------------------- one scan, all cases */
 
 static const struct {
@@ -270,9 +288,11 @@ static void test_battery_in_one_scan(void **state) {
   assert_int_equal(good->meta.abi, 1);
   assert_int_equal(good->tier, SBIO_TIER_CONTAINER);
   assert_int_equal(good->claimed_tier, SBIO_TIER_CONTAINER);
-  assert_int_equal(strlen(good->sha256), 64);
+  /* Hashed when asked for (or at scan, for a file this fresh). */
+  assert_int_equal(strlen(sbio__backend_sha256(good)), 64);
   char hex[65];
   file_sha256(good->path, hex);
+  assert_string_equal(sbio__backend_sha256(good), hex);
   assert_string_equal(good->sha256, hex);
   assert_null(good->dl);
   assert_null(good->ops);
@@ -368,18 +388,38 @@ static void test_load_time_refusals(void **state) {
   assert_null(ops->exec); /* NULL operation: capability not supported */
 }
 
-/* A file replaced between scan and load is refused before its code runs. */
+/* A file replaced between scan and load is refused before its code runs:
+ * by its identity (inode, size, times) when the scan did not hash it, and
+ * by its hash when it did, even if the identity were the same. */
 static void test_file_changed_before_load(void **state) {
   ctx *c = *state;
   copy("loader_marker", c->plugins, NULL, 0644);
   scan_one(c, c->plugins);
   struct sbio_backend_info *b =
       expect_entry(c, c->plugins, "sbio-backend-loader_marker.so", SBIO_BACKEND_AVAILABLE, "");
-  char was[65];
-  memcpy(was, b->sha256, sizeof was);
+  forget_hash(b);
   /* Same name, other bytes: an "upgrade" behind the registry's back. */
   copy("loader_good", c->plugins, "sbio-backend-loader_marker.so", 0644);
-  expect_load_refused(c, b, "file changed since it was scanned");
+  expect_load_refused(c, b, "file changed since it was scanned (");
+  assert_null(strstr(b->reason, "sha256"));
+  assert_false(loader_exists(c->marker));
+  /* Nor is the other file's hash reported as this entry's. */
+  assert_string_equal(sbio__backend_sha256(b), "");
+
+  reset(c);
+  copy("loader_marker", c->plugins, NULL, 0644);
+  scan_one(c, c->plugins);
+  b = expect_entry(c, c->plugins, "sbio-backend-loader_marker.so", SBIO_BACKEND_AVAILABLE, "");
+  char was[65];
+  snprintf(was, sizeof was, "%s", sbio__backend_sha256(b));
+  assert_int_equal(strlen(was), 64);
+  copy("loader_good", c->plugins, "sbio-backend-loader_marker.so", 0644);
+  /* The identity says nothing changed (as after a rewrite within one clock
+   * tick); the hash still does. */
+  struct stat st;
+  assert_int_equal(stat(b->path, &st), 0);
+  sbio__file_identity_of(&st, &b->scanned);
+  expect_load_refused(c, b, "file changed since it was scanned (sha256 was ");
   assert_non_null(strstr(b->reason, was));
   assert_false(loader_exists(c->marker));
 }
@@ -570,7 +610,7 @@ static void test_truncated_file_refused_before_dlopen(void **state) {
   scan_one(c, c->plugins);
   b = expect_entry(c, c->plugins, "sbio-backend-loader_marker.so", SBIO_BACKEND_AVAILABLE, "");
   write_truncated("loader_marker", c->plugins, "sbio-backend-loader_marker.so");
-  file_sha256(b->path, b->sha256);
+  rerecord(b);
   expect_load_refused(c, b, "reaches past the end of the file");
   assert_false(loader_exists(c->marker)); /* none of its code ran */
 }
@@ -832,6 +872,9 @@ static void test_sha256_pin(void **state) {
   scan_one(c, c->plugins);
   b = expect_entry(c, c->plugins, "sbio-backend-loader_good.so", SBIO_BACKEND_AVAILABLE, "");
   assert_non_null(b->cfg);
+  /* A pin is checked at scan, so the scan hashed the file. */
+  assert_true(atomic_load(&b->sha256_known));
+  assert_string_equal(b->sha256, hex);
   expect_loads(c, b);
 }
 

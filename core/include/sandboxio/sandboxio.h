@@ -139,7 +139,11 @@ SBIO_API sbio_tier sbio_backend_info_claimed_tier(const sbio_backend_info *b);
 /* Operator pins from the config (UNKNOWN / "" when not pinned). */
 SBIO_API int sbio_backend_info_has_expect_tier(const sbio_backend_info *b);
 SBIO_API sbio_tier sbio_backend_info_expect_tier(const sbio_backend_info *b);
-SBIO_API const char *sbio_backend_info_sha256(const sbio_backend_info *b); /* of the file */
+/* SHA-256 of the file, 64 hex digits. Listing does not read whole files:
+ * the file is hashed on the first call (and at scan when a sha256 pin
+ * needs it); "" when it can no longer be known (the file changed since the
+ * host scanned it, or cannot be read). */
+SBIO_API const char *sbio_backend_info_sha256(const sbio_backend_info *b);
 
 SBIO_API size_t sbio_backend_info_mechanism_count(const sbio_backend_info *b);
 SBIO_API const char *sbio_mechanism_name(const sbio_backend_info *b, size_t i);
