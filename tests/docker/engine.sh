@@ -22,55 +22,18 @@
 # anything) and removes it from the engine: state lines registry= and
 # pull_image=, or registry_skip=<reason>.
 set -u
-cmd=${1:?usage: engine.sh start|stop|kill STATE_DIR}
-dir=${2:?usage: engine.sh start|stop|kill STATE_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../support/service.sh"
+. "$here/../support/busybox_image.sh"
+. "$here/../support/dockerd.sh"
+svc_init engine.sh "the docker tests need an engine" "${1:?usage: engine.sh start|stop|kill STATE_DIR}" \
+  "${2:?usage: engine.sh start|stop|kill STATE_DIR}"
 image=sbio-busybox:test
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
-state=$dir/state
-# dockerd's exec-root holds unix sockets (107-byte path limit): keep it short.
-short=$(printf '%s' "$dir" | md5sum | cut -c1-8)
-execroot=/tmp/sbio-dx-$short
-
-say() { echo "engine.sh: $*" >&2; }
-
-no_engine() { # reason
-  if [ "${CI:-}" = "true" ]; then
-    say "FAILED: $1 (CI=true: the docker tests need an engine)"
-    echo "error=$1" >"$state"
-    exit 1
-  fi
-  say "SKIP: $1"
-  echo "skip=$1" >"$state"
-  exit 77 # ctest shows the fixture, and every docker test, as Skipped
-}
+execroot=$(svc_short_dir sbio-dx)
+dockerd_sock=$dir/docker.sock
+host=unix://$dockerd_sock
 
 dockercli() { docker -H "$host" "$@"; }
-
-build_image() {
-  if dockercli image inspect "$image" >/dev/null 2>&1; then return 0; fi
-  local bb
-  bb=$(command -v busybox || true)
-  [ -x /bin/busybox ] && bb=/bin/busybox
-  # The image has no libc: busybox must be the static build.
-  if [ -z "$bb" ] || ! ldd "$bb" 2>&1 | grep -q "not a dynamic executable"; then
-    no_engine "no statically linked busybox for the test image (apt-get install busybox-static)"
-  fi
-  local root=$dir/rootfs
-  rm -rf "$root"
-  mkdir -p "$root/bin" "$root/tmp" "$root/etc" "$root/work" "$root/proc" "$root/sys" "$root/dev"
-  chmod 1777 "$root/tmp"
-  cp "$bb" "$root/bin/busybox"
-  local a
-  for a in $("$bb" --list); do
-    [ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"
-  done
-  echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
-  echo 'root:x:0:' >"$root/etc/group"
-  tar -C "$root" -cf "$dir/rootfs.tar" . || no_engine "could not pack the test image"
-  dockercli import "$dir/rootfs.tar" "$image" >/dev/null || no_engine "docker import of the test image failed"
-  rm -rf "$root" "$dir/rootfs.tar"
-}
 
 # ------------------------------------------------------------ registry
 registry_off() { # reason
@@ -78,19 +41,8 @@ registry_off() { # reason
   echo "registry_skip=$1" >>"$state"
 }
 
-port_busy() { # port: something listens on it (IPv4 or IPv6)
-  local hex
-  hex=$(printf ':%04X ' "$1")
-  grep -qi -- "$hex" /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-
 stop_registry() {
-  local pid
-  pid=$(cat "$dir/registry.pid" 2>/dev/null || true)
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid"
-    wait_gone "$pid" 50 || kill -KILL "$pid" 2>/dev/null
-  fi
+  svc_stop_pid "$(cat "$dir/registry.pid" 2>/dev/null)" 50
   rm -f "$dir/registry.pid"
 }
 
@@ -98,8 +50,7 @@ stop_registry() {
 run_registry() {
   local bin=$1 reg=$dir/registry try port pid i
   for try in $(seq 1 20); do
-    port=$((20000 + RANDOM % 40000))
-    port_busy "$port" && continue
+    port=$(svc_free_port) || continue
     cat >"$reg/config.yml" <<EOC
 version: 0.1
 log:
@@ -118,7 +69,7 @@ EOC
     pid=$!
     echo "$pid" >"$dir/registry.pid"
     for i in $(seq 1 50); do # 10 s at most
-      kill -0 "$pid" 2>/dev/null || break # lost the port to someone else: next one
+      svc_alive "$pid" || break # lost the port to someone else: next one
       if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
         echo "$port"
         return 0
@@ -139,27 +90,18 @@ start_registry() {
     return 0
   fi
   rm -rf "$dir/registry"
-  mkdir -p "$dir/registry/storage" "$dir/registry/rootfs/bin" "$dir/registry/rootfs/etc"
+  mkdir -p "$dir/registry/storage"
   local port
   port=$(run_registry "$bin")
   if [ -z "$port" ]; then
     registry_off "docker-registry did not start (log: $dir/registry/registry.log)"
     return 0
   fi
-  # An image of its own: the test image's layout (build_image checked that
-  # busybox is static) and a marker file the test reads back.
-  local root=$dir/registry/rootfs pull_image=127.0.0.1:$port/sbio/pulltest:v1 bb a
-  bb=$(command -v busybox)
-  [ -x /bin/busybox ] && bb=/bin/busybox
-  mkdir -p "$root/tmp" "$root/work" "$root/proc" "$root/sys" "$root/dev"
-  chmod 1777 "$root/tmp"
-  cp "$bb" "$root/bin/busybox"
-  for a in $("$bb" --list); do
-    [ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"
-  done
+  # An image of its own: the test image's layout and a marker file the
+  # test reads back.
+  local root=$dir/registry/rootfs pull_image=127.0.0.1:$port/sbio/pulltest:v1
+  busybox_rootfs "$root"
   echo "sbio pull test" >"$root/etc/sbio-pulltest"
-  echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
-  echo 'root:x:0:' >"$root/etc/group"
   if ! tar -C "$root" -cf "$dir/registry/rootfs.tar" . ||
     ! dockercli import "$dir/registry/rootfs.tar" "$pull_image" >/dev/null ||
     ! dockercli push "$pull_image" >"$dir/registry/push.log" 2>&1 ||
@@ -178,91 +120,28 @@ has_runsc() {
   dockercli info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"' && echo 1 || echo 0
 }
 
-start() {
+cmd_start() {
   rm -f "$state"
-  if ! command -v docker >/dev/null 2>&1; then no_engine "the docker CLI is not installed (apt-get install docker.io)"; fi
+  svc_require docker "the docker CLI is not installed (apt-get install docker.io)"
   if [ -n "${SBIO_TEST_DOCKER_HOST:-}" ]; then
     host=$SBIO_TEST_DOCKER_HOST
-    dockercli version >/dev/null 2>&1 || no_engine "no engine answers at SBIO_TEST_DOCKER_HOST=$host"
-    build_image
+    dockercli version >/dev/null 2>&1 || svc_unavailable "no engine answers at SBIO_TEST_DOCKER_HOST=$host"
+    busybox_import "$image" docker dockercli
     printf 'host=%s\nimage=%s\nrunsc=%s\nexternal=1\n' "$host" "$image" "$(has_runsc)" >"$state"
     start_registry
     return 0
   fi
-  command -v dockerd >/dev/null 2>&1 || no_engine "dockerd is not installed (apt-get install docker.io)"
-  [ "$(id -u)" = 0 ] || no_engine "starting a private dockerd needs root"
-  host=unix://$dir/docker.sock
-  if [ -f "$dir/docker.pid" ] && kill -0 "$(cat "$dir/docker.pid")" 2>/dev/null; then
-    stop_engine # a leftover from an interrupted run
-  fi
+  svc_require dockerd "dockerd is not installed (apt-get install docker.io)"
   local runtimes='{}'
   if command -v runsc >/dev/null 2>&1; then
     runtimes="{\"runtimes\":{\"runsc\":{\"path\":\"$(command -v runsc)\",\"runtimeArgs\":[\"--network=none\"]}}}"
   fi
   echo "$runtimes" >"$dir/daemon.json"
-  rm -f "$dir/docker.sock"
-  mkdir -p "$dir/data" "$execroot"
-  setsid dockerd --host "$host" --data-root "$dir/data" --exec-root "$execroot" --pidfile "$dir/docker.pid" \
-    --bridge=none --iptables=false --ip-masq=false --config-file "$dir/daemon.json" \
-    >"$dir/dockerd.log" 2>&1 </dev/null &
-  local pid=$! i
-  for i in $(seq 1 150); do # 30 s at most
-    if ! kill -0 "$pid" 2>/dev/null; then
-      tail -20 "$dir/dockerd.log" >&2
-      no_engine "dockerd exited during startup (log: $dir/dockerd.log)"
-    fi
-    if [ -S "$dir/docker.sock" ] && dockercli version >/dev/null 2>&1; then break; fi
-    sleep 0.2
-  done
-  if ! dockercli version >/dev/null 2>&1; then
-    kill -9 "$pid" 2>/dev/null
-    tail -20 "$dir/dockerd.log" >&2
-    no_engine "dockerd did not answer within 30 s (log: $dir/dockerd.log)"
-  fi
-  build_image
-  printf 'host=%s\nimage=%s\nrunsc=%s\npid=%s\n' "$host" "$image" "$(has_runsc)" "$pid" >"$state"
-  say "engine up at $host (pid $pid)"
+  dockerd_start
+  busybox_import "$image" docker dockercli
+  printf 'host=%s\nimage=%s\nrunsc=%s\npid=%s\n' "$host" "$image" "$(has_runsc)" "$dockerd_pid" >"$state"
+  say "engine up at $host (pid $dockerd_pid)"
   start_registry
-}
-
-# Waits for a pid to end, up to $2 tenths of a second.
-wait_gone() {
-  local i
-  for i in $(seq 1 "$2"); do
-    kill -0 "$1" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  return 1
-}
-
-stop_engine() {
-  local pid
-  pid=$(cat "$dir/docker.pid" 2>/dev/null || true)
-  [ -z "$pid" ] && pid=$(sed -n 's/^pid=//p' "$state" 2>/dev/null)
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    # Containers first, so nothing keeps running after the engine.
-    local ids
-    ids=$(dockercli ps -aq 2>/dev/null || true)
-    [ -n "$ids" ] && dockercli rm -f $ids >/dev/null 2>&1
-    kill -TERM "$pid"
-    wait_gone "$pid" 200 || { kill -KILL "$pid" 2>/dev/null; wait_gone "$pid" 50; }
-  fi
-  # The engine's own containerd, if the engine died without stopping it.
-  local cpid
-  cpid=$(cat "$execroot/containerd/containerd.pid" 2>/dev/null || true)
-  if [ -n "$cpid" ] && kill -0 "$cpid" 2>/dev/null; then
-    kill -TERM "$cpid"
-    wait_gone "$cpid" 100 || kill -KILL "$cpid" 2>/dev/null
-  fi
-  rm -f "$dir/docker.pid"
-  # An engine that was killed can leave its data root mounted over itself
-  # (it makes it a private mount) and its exec root behind.
-  local i
-  for i in 1 2 3; do
-    grep -qs " $dir/data " /proc/mounts || break
-    umount "$dir/data" 2>/dev/null || break
-  done
-  if [ -z "$cpid" ] || ! kill -0 "$cpid" 2>/dev/null; then rm -rf "$execroot"; fi
 }
 
 # Container shims of this engine that outlived it (found by the exec-root
@@ -275,30 +154,26 @@ leftover_shims() {
   return 1
 }
 
-case "$cmd" in
-start) start ;;
-stop)
+cmd_stop() {
   stop_registry
   if grep -q '^external=1' "$state" 2>/dev/null || [ -n "${SBIO_TEST_DOCKER_HOST:-}" ]; then exit 0; fi
-  host=unix://$dir/docker.sock
-  pid=$(cat "$dir/docker.pid" 2>/dev/null || true)
-  if ! { [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; } && leftover_shims; then
+  if ! svc_alive "$(cat "$dir/docker.pid" 2>/dev/null)" && leftover_shims; then
     # The engine died with containers still running: a restarted engine
     # stops them (no live-restore), then the normal stop removes them.
     say "engine is gone but its containers are not: restarting it to clean up"
-    start
+    cmd_start
   fi
-  stop_engine
+  dockerd_stop
   stop_registry # again: a restart above starts one
   say "engine stopped"
-  ;;
-kill)
+}
+
+cmd_kill() {
+  local pid
   pid=$(cat "$dir/docker.pid" 2>/dev/null || true)
-  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-  [ -n "$pid" ] && wait_gone "$pid" 50
-  ;;
-*)
-  say "unknown command $cmd"
-  exit 64
-  ;;
-esac
+  svc_alive "$pid" || return 0
+  kill -KILL "$pid" 2>/dev/null
+  svc_wait_gone "$pid" 50
+}
+
+svc_main

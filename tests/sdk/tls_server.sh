@@ -11,35 +11,10 @@
 # DIR/ca.pem signed server.pem (IP:127.0.0.1) and client.pem/client.key;
 # DIR/other.pem is a CA that signed nothing here.
 set -u
-cmd=${1:?usage: tls_server.sh start|stop DIR}
-dir=${2:?usage: tls_server.sh start|stop DIR}
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
-state=$dir/state
-
-say() { echo "tls_server.sh: $*" >&2; }
-
-skip() {
-  if [ "${CI:-}" = "true" ]; then
-    say "FAILED: $1 (CI=true: the TLS tests must run)"
-    echo "error=$1" >"$state"
-    exit 1
-  fi
-  say "SKIP: $1"
-  echo "skip=$1" >"$state"
-  exit 77
-}
-
-stop() {
-  local pid
-  pid=$(sed -n 's/^pid=//p' "$state" 2>/dev/null || true)
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid"
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$state"
-}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../support/service.sh"
+svc_init tls_server.sh "the TLS tests must run" "${1:?usage: tls_server.sh start|stop DIR}" \
+  "${2:?usage: tls_server.sh start|stop DIR}"
 
 make_certs() {
   (
@@ -58,27 +33,25 @@ make_certs() {
   ) >"$dir/openssl.log" 2>&1
 }
 
-case "$cmd" in
-start)
-  stop
-  command -v openssl >/dev/null || skip "openssl is not installed (apt-get install openssl)"
-  make_certs || { cat "$dir/openssl.log" >&2; skip "openssl could not make the test certificates"; }
-  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# Reachable: the port accepts a connection.
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; }
+
+cmd_start() {
+  cmd_stop
+  svc_require openssl "openssl is not installed (apt-get install openssl)"
+  make_certs || { cat "$dir/openssl.log" >&2; svc_unavailable "openssl could not make the test certificates"; }
+  port=$(svc_free_port) || svc_unavailable "no free loopback port"
   openssl s_server -quiet -www -tls1_3 -accept "127.0.0.1:$port" -cert "$dir/server.pem" -key "$dir/server.key" \
     -CAfile "$dir/ca.pem" -Verify 1 </dev/null >"$dir/server.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 100); do
-    if ! kill -0 "$pid" 2>/dev/null; then cat "$dir/server.log" >&2; skip "openssl s_server did not start"; fi
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      printf 'port=%s\npid=%s\n' "$port" "$pid" >"$state"
-      say "up at 127.0.0.1:$port (pid $pid)"
-      exit 0
-    fi
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null
-  skip "openssl s_server did not listen on 127.0.0.1:$port"
-  ;;
-stop) stop ;;
-*) echo "usage: tls_server.sh start|stop DIR" >&2; exit 64 ;;
-esac
+  local pid=$!
+  svc_wait_ready "openssl s_server" "$pid" "$dir/server.log" listening
+  printf 'port=%s\npid=%s\n' "$port" "$pid" >"$state"
+  say "up at 127.0.0.1:$port (pid $pid)"
+}
+
+cmd_stop() {
+  svc_stop_pid "$(sed -n 's/^pid=//p' "$state" 2>/dev/null)" 50
+  rm -f "$state"
+}
+
+svc_main
