@@ -23,8 +23,11 @@
 # pull_image=, or registry_skip=<reason>.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../support/service.sh
 . "$here/../support/service.sh"
+# shellcheck source=../support/busybox_image.sh
 . "$here/../support/busybox_image.sh"
+# shellcheck source=../support/dockerd.sh
 . "$here/../support/dockerd.sh"
 svc_init engine.sh "the docker tests need an engine" "${1:?usage: engine.sh start|stop|kill STATE_DIR}" \
   "${2:?usage: engine.sh start|stop|kill STATE_DIR}"
@@ -48,8 +51,8 @@ stop_registry() {
 
 # Starts the registry on a free loopback port; echoes the port, or nothing.
 run_registry() {
-  local bin=$1 reg=$dir/registry try port pid i
-  for try in $(seq 1 20); do
+  local bin=$1 reg=$dir/registry port pid
+  for _ in $(seq 1 20); do
     port=$(svc_free_port) || continue
     cat >"$reg/config.yml" <<EOC
 version: 0.1
@@ -68,7 +71,7 @@ EOC
     setsid "$bin" serve "$reg/config.yml" >"$reg/registry.log" 2>&1 </dev/null &
     pid=$!
     echo "$pid" >"$dir/registry.pid"
-    for i in $(seq 1 50); do # 10 s at most
+    for _ in $(seq 1 50); do # 10 s at most
       svc_alive "$pid" || break # lost the port to someone else: next one
       if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
         echo "$port"

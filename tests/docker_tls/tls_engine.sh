@@ -15,8 +15,11 @@
 #   STATE_DIR/certs/nocert   ca.pem only (no client certificate)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../support/service.sh
 . "$here/../support/service.sh"
+# shellcheck source=../support/busybox_image.sh
 . "$here/../support/busybox_image.sh"
+# shellcheck source=../support/dockerd.sh
 . "$here/../support/dockerd.sh"
 svc_init tls_engine.sh "the docker TLS tests need an engine" "${1:?usage: tls_engine.sh start|stop STATE_DIR}" \
   "${2:?usage: tls_engine.sh start|stop STATE_DIR}"

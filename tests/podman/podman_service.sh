@@ -13,7 +13,9 @@
 # missing Podman is a failure).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../support/service.sh
 . "$here/../support/service.sh"
+# shellcheck source=../support/busybox_image.sh
 . "$here/../support/busybox_image.sh"
 svc_init podman_service.sh "the Podman tests need podman" "${1:?usage: podman_service.sh start|stop STATE_DIR}" \
   "${2:?usage: podman_service.sh start|stop STATE_DIR}"

@@ -12,6 +12,7 @@
 # DIR/other.pem is a CA that signed nothing here.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../support/service.sh
 . "$here/../support/service.sh"
 svc_init tls_server.sh "the TLS tests must run" "${1:?usage: tls_server.sh start|stop DIR}" \
   "${2:?usage: tls_server.sh start|stop DIR}"

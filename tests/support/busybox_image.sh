@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # Sourced by the service scripts (after service.sh): the root file system
 # of the test image, sbio-busybox:test. It has no libc, so busybox must be
 # the static build; every applet is a link to it, and /tmp, /work, /proc,

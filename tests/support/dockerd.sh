@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # Sourced by the scripts that run a private Docker Engine
 # (tests/docker/engine.sh, tests/docker_tls/tls_engine.sh), after
 # service.sh. The caller sets:

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # Sourced by the scripts that start a private service for a test area
 # (tests/docker/engine.sh, tests/docker_tls/tls_engine.sh,
 # tests/podman/podman_service.sh): the parts of starting, stopping and
@@ -54,8 +55,7 @@ svc_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 # svc_wait_gone PID TENTHS: waits up to TENTHS tenths of a second for PID
 # to end; 0 when it did.
 svc_wait_gone() {
-  local i
-  for i in $(seq 1 "$2"); do
+  for _ in $(seq 1 "$2"); do
     svc_alive "$1" || return 0
     sleep 0.1
   done
@@ -83,8 +83,8 @@ svc_port_busy() {
 # process may still take it first: a service that loses it fails to start,
 # and its script says so (or tries another).
 svc_free_port() {
-  local try port
-  for try in $(seq 1 50); do
+  local port
+  for _ in $(seq 1 50); do
     port=$((20000 + RANDOM % 40000))
     svc_port_busy "$port" || {
       echo "$port"
@@ -99,9 +99,9 @@ svc_free_port() {
 # never succeeds, makes the service unavailable (PID killed, the log's
 # tail shown).
 svc_wait_ready() {
-  local what=$1 pid=$2 log=$3 i
+  local what=$1 pid=$2 log=$3
   shift 3
-  for i in $(seq 1 150); do
+  for _ in $(seq 1 150); do
     if ! svc_alive "$pid"; then
       tail -20 "$log" >&2
       svc_unavailable "$what exited during startup (log: $log)"
