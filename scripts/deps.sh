@@ -12,7 +12,9 @@ packages=(
   docker-registry                  # ...and a loopback registry to test real pulls
   openssl curl                     # TLS engine tests: certificates made at test time
   podman catatonit runc            # the docker backend is also tested against Podman
-  dpkg-dev file groff-base         # packaging tests: cpack's .deb generator, man page checks
+  dpkg-dev debhelper lintian       # the Debian packages (debian/): built, checked, installed in a root
+  rpm rpmlint debugedit elfutils   # the RPM spec: rpmbuild (with -debuginfo packages), rpmlint
+  file groff-base                  # man page checks
   faketime                         # the suite under a clock set past the sources' freshness window
   abigail-tools                    # abidiff: the ABI against the baselines in abi/
 )
