@@ -44,7 +44,13 @@ future=$(date -u -d "$newest + $((window + 30)) days" +%F)
 echo "== clock set to $future ($window-day window, newest source $newest)"
 # From the real clock, even when this script itself runs under a fake one
 # (faketime would otherwise offset the offset).
-later() { env -u LD_PRELOAD -u FAKETIME -u FAKETIME_SHARED faketime "$future" "$sbio" "$@"; }
+# A clang sanitizer build links ASan's runtime as a shared library, which must
+# come first among the preloaded ones: faketime appends itself after it.
+asan_runtime=$(ldd "$sbio" | awk '/libclang_rt\.asan/ {print $3; exit}')
+later() {
+  env -u LD_PRELOAD -u FAKETIME -u FAKETIME_SHARED ${asan_runtime:+LD_PRELOAD="$asan_runtime"} \
+    faketime "$future" "$sbio" "$@"
+}
 
 echo "== every verified mechanism is stale, warned about and audited; tiers hold"
 printf 'audit: {path: %s}\n' "$work/audit.jsonl" >"$work/audit.yaml"
