@@ -21,8 +21,15 @@ static int64_t realtime_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+int sbio__audit_listening(const sbio_host *host) {
+  return host->audit.path || host->audit.to_stderr || host->audit.n_cbs || host->tracer;
+}
+
 void sbio__event_begin(sbio__event *ev, sbio_host *host, const char *name) {
   char ts[40];
+  ev->listening = sbio__audit_listening(host);
+  ev->obj = NULL;
+  if (!ev->listening) return;
   ev->obj = cJSON_CreateObject();
   ev->started_ns = sbio__monotonic_ns();
   ev->started_unix_ns = realtime_ns();
@@ -214,6 +221,7 @@ static sbio_code send_to_sinks(sbio_host *host, const char *line, int op_failed,
 }
 
 sbio_code sbio__audit_emit(sbio_host *host, sbio__event *ev, int op_failed, sbio_error *err) {
+  if (!ev->listening) return SBIO_OK;
   if (!ev->obj) return sink_failed(host, "out of memory building an event", op_failed, err);
   int64_t elapsed_ns = sbio__monotonic_ns() - ev->started_ns;
   sbio__event_int(ev, "duration_ms", elapsed_ns / 1000000);

@@ -33,6 +33,7 @@ typedef struct sbio__audit {
 } sbio__audit;
 
 typedef struct sbio__event {
+  int listening; /* someone receives it; when not, nothing is built */
   cJSON *obj;
   int64_t started_ns;      /* monotonic: the duration */
   int64_t started_unix_ns; /* wall clock: the span's start time */
@@ -44,8 +45,13 @@ struct sbio_sandbox;
 struct sbio_backend_info;
 struct sbio__mechanism;
 
-/* Starts an event named `name` with its timestamp. On OOM obj is NULL and
- * every setter is a no-op. */
+/* Whether any sink, callback or tracer receives this host's events. Fixed
+ * when the host opens: when nobody listens no event is built, serialised
+ * or redacted, so an operation costs nothing to observe. */
+int sbio__audit_listening(const struct sbio_host *host);
+/* Starts an event named `name` with its timestamp. When nobody listens,
+ * or on OOM, obj is NULL and every setter is a no-op; emit then returns
+ * SBIO_OK when nobody listens, the sink failure on OOM. */
 void sbio__event_begin(sbio__event *ev, struct sbio_host *host, const char *name);
 void sbio__event_str(sbio__event *ev, const char *key, const char *value); /* redacted; NULL -> null */
 void sbio__event_int(sbio__event *ev, const char *key, long long value);

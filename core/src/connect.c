@@ -129,9 +129,6 @@ sbio_code sbio_sandbox_connect_ex(sbio_host *host, const char *backend, const ch
   if (rc != SBIO_OK) return rc;
 
   /* The gate, stage 1: before the backend is even loaded. */
-  sbio__event_begin(&ev, host, "connect_denied");
-  sbio__event_backend(&ev, b, NULL);
-  sbio__event_str(&ev, "sandbox_id", sandbox_id);
   sbio__admission gate;
   rc = sbio__admit_request(host, b, o->require_set, o->require, SBIO_CAP_CONNECT | o->required_caps, &gate, err);
   if (rc == SBIO_OK) rc = sbio__host_backend_instance(host, b, err);
@@ -140,11 +137,14 @@ sbio_code sbio_sandbox_connect_ex(sbio_host *host, const char *backend, const ch
   if (rc == SBIO_OK && !SBIO_OPS_HAS(b->ops, connect))
     rc = sbio__capability_error(host, b->name, SBIO_CAP_CONNECT, err);
   if (rc != SBIO_OK) {
+    /* Built only on a refusal: an admitted connect builds no denial. */
+    sbio__event_begin(&ev, host, "connect_denied");
+    sbio__event_backend(&ev, b, NULL);
+    sbio__event_str(&ev, "sandbox_id", sandbox_id);
     sbio__admission_event_fields(&ev, &gate);
     sbio__error_set_sandbox_id(err, sandbox_id);
     return sbio__audit_finish(host, &ev, rc, err);
   }
-  cJSON_Delete(ev.obj);
 
   sbio__event_begin(&ev, host, "connected");
   sbio__event_backend(&ev, b, NULL);

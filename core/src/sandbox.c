@@ -168,30 +168,43 @@ static sbio_code resolve_request(sbio_host *host, const char *uri, const struct 
   return rc;
 }
 
+/* The create_denied event of a refusal, built only once the gate refuses:
+ * a create that is admitted builds none. `check` marks the refusal of an
+ * sbio_sandbox_check; `planned` is set when stage 2 refused the mechanism
+ * the backend planned. */
+static sbio_code deny(sbio_host *host, const pre_create *p, int check, int planned, sbio_code rc, sbio_error *err) {
+  sbio__event ev;
+  sbio__event_begin(&ev, host, "create_denied");
+  sbio__event_backend(&ev, p->b, NULL);
+  sbio__event_str(&ev, "template", p->tmpl);
+  if (check) sbio__event_int(&ev, "check", 1);
+  sbio__admission_event_fields(&ev, &p->gate);
+  if (planned) {
+    sbio__event_backend(&ev, p->b, p->mech);
+    sbio__event_str(&ev, "mechanism", p->planned);
+  }
+  return sbio__audit_finish(host, &ev, rc, err);
+}
+
 /* Both stages of the admission gate: stage 1 from metadata alone, before
  * the backend's code runs; then the backend's plan, provisioning nothing,
- * against the required tier (stage 2). `ev` is the create_denied event the
- * caller began: finished (audited) on a refusal, left to the caller
- * otherwise. */
-static sbio_code admit_and_plan(sbio_host *host, const struct sbio_create_options *o, pre_create *p, sbio__event *ev,
+ * against the required tier (stage 2). A refusal is audited as
+ * create_denied (`check`: by sbio_sandbox_check). */
+static sbio_code admit_and_plan(sbio_host *host, const struct sbio_create_options *o, pre_create *p, int check,
                                 sbio_error *err) {
   struct sbio_backend_info *b = p->b;
   sbio_code rc = sbio__admit_request(host, b, o->require_set, o->require, sbio__admit_create_needs(o), &p->gate, err);
-  sbio__admission_event_fields(ev, &p->gate);
-  if (rc != SBIO_OK) return sbio__audit_finish(host, ev, rc, err);
+  if (rc != SBIO_OK) return deny(host, p, check, 0, rc, err);
 
   /* From here on the backend's code runs, but nothing is provisioned
    * until its plan satisfies the requirement. */
   rc = sbio__host_backend_instance(host, b, err);
   fill_request(&p->req, host, o, p->tmpl, p->timeout_s);
   if (rc == SBIO_OK) rc = plan_mechanism(b, &p->req, p->planned, sizeof p->planned, err);
-  if (rc == SBIO_OK) {
-    /* The gate, stage 2: the mechanism this create would use. */
-    rc = sbio__admit_mechanism(host, b, &p->gate, p->planned, &p->mech, err);
-    sbio__event_backend(ev, b, p->mech);
-    sbio__event_str(ev, "mechanism", p->planned);
-  }
-  if (rc != SBIO_OK) return sbio__audit_finish(host, ev, rc, err);
+  if (rc != SBIO_OK) return deny(host, p, check, 0, rc, err);
+  /* The gate, stage 2: the mechanism this create would use. */
+  rc = sbio__admit_mechanism(host, b, &p->gate, p->planned, &p->mech, err);
+  if (rc != SBIO_OK) return deny(host, p, check, 1, rc, err);
   return SBIO_OK;
 }
 
@@ -206,14 +219,8 @@ sbio_code sbio_sandbox_check(sbio_host *host, const char *uri, const sbio_create
   if (rc == SBIO_OK) {
     /* Only a refusal is audited (as the create_denied a create with these
      * options would get, marked "check"): nothing else happened. */
-    sbio__event ev;
-    sbio__event_begin(&ev, host, "create_denied");
-    sbio__event_backend(&ev, p.b, NULL);
-    sbio__event_str(&ev, "template", p.tmpl);
-    sbio__event_int(&ev, "check", 1);
-    rc = admit_and_plan(host, o, &p, &ev, err);
+    rc = admit_and_plan(host, o, &p, 1, err);
     if (rc == SBIO_OK) {
-      cJSON_Delete(ev.obj);
       if (!p.mech || p.mech->effective == SBIO_TIER_UNKNOWN) sbio__policy_warn_unknown_once(host, p.b, p.planned);
       if (planned_tier) *planned_tier = p.mech ? p.mech->effective : SBIO_TIER_UNKNOWN;
     }
@@ -244,12 +251,8 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   rc = sbio__audit_emit(host, &ev, 0, err);
   if (rc != SBIO_OK) goto out_uri;
 
-  sbio__event_begin(&ev, host, "create_denied");
-  sbio__event_backend(&ev, b, NULL);
-  sbio__event_str(&ev, "template", tmpl);
-  rc = admit_and_plan(host, o, &p, &ev, err);
+  rc = admit_and_plan(host, o, &p, 0, err);
   if (rc != SBIO_OK) goto out_uri;
-  cJSON_Delete(ev.obj);
   sbio__admission gate = p.gate;
   sbio_bk_create_req req = p.req;
   char planned[64];

@@ -787,6 +787,78 @@ static void test_warn_tries_every_sink(void **state) {
   free(yaml);
 }
 
+/* ------------------------------------------------- nobody listening */
+static size_t cjson_allocs;
+static void *counting_malloc(size_t n) {
+  __atomic_add_fetch(&cjson_allocs, 1, __ATOMIC_RELAXED);
+  return malloc(n);
+}
+
+static void cycle_and_refusal(sbio_host *h) {
+  const char *argv[] = {"echo", SECRET, NULL};
+  sbio_error *e = sbio_error_new();
+  sbio_sandbox *sb = create(h);
+  assert_int_equal(exec_argv(sb, argv, e), SBIO_OK);
+  assert_int_equal(sbio_sandbox_close(sb, e), SBIO_OK);
+  /* A refusal, too: the fake is not a microVM. */
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_MICROVM);
+  sb = NULL;
+  assert_int_not_equal(sbio_sandbox_create(h, "fake://", co, &sb, e), SBIO_OK);
+  assert_null(sb);
+  sbio_create_options_free(co);
+  sbio_error_free(e);
+}
+
+/* With no sink, no callback and no tracer, no event is built: no JSON
+ * object is allocated for a create, an exec, a close or a refusal. With a
+ * callback the same operations build every event, and an admitted create
+ * sends no create_denied. */
+static void test_nobody_listening_builds_nothing(void **state) {
+  (void)state;
+  unsetenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+  unsetenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  cJSON_Hooks counting = {.malloc_fn = counting_malloc, .free_fn = free};
+
+  sbio_host *h = open_host("", NULL);
+  cycle_and_refusal(h); /* loads and opens the backend */
+  cJSON_InitHooks(&counting);
+  cjson_allocs = 0;
+  cycle_and_refusal(h);
+  size_t quiet = cjson_allocs;
+  cJSON_InitHooks(NULL);
+  sbio_host_close(h);
+  assert_int_equal(quiet, 0);
+
+  recorder *rec = calloc(1, sizeof *rec);
+  assert_non_null(rec);
+  pthread_mutex_init(&rec->lock, NULL);
+  host_extra x = {.fn = record_line, .user = rec};
+  h = open_host("", &x);
+  cycle_and_refusal(h);
+  rec->text[0] = '\0';
+  cJSON_InitHooks(&counting);
+  cjson_allocs = 0;
+  cycle_and_refusal(h);
+  size_t heard = cjson_allocs;
+  cJSON_InitHooks(NULL);
+  sbio_host_close(h);
+  assert_true(heard > 0);
+  char **lines = NULL;
+  size_t n = split_lines(rec->text, &lines);
+  const char *expect[] = {"create_requested", "created", "exec", "kill", "create_requested", "create_denied"};
+  assert_int_equal(n, sizeof expect / sizeof *expect);
+  for (size_t i = 0; i < n; i++) {
+    cJSON *ev = valid_event(lines[i]);
+    assert_string_equal(str(ev, "event"), expect[i]);
+    assert_null(strstr(lines[i], SECRET));
+    cJSON_Delete(ev);
+  }
+  free(lines);
+  pthread_mutex_destroy(&rec->lock);
+  free(rec);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_real_events_match_schema, reset),
@@ -801,6 +873,7 @@ int main(void) {
       cmocka_unit_test_setup(test_stderr_unwritable, reset),
       cmocka_unit_test_setup(test_operation_error_wins, reset),
       cmocka_unit_test_setup(test_warn_tries_every_sink, reset),
+      cmocka_unit_test_setup(test_nobody_listening_builds_nothing, reset),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
