@@ -2,12 +2,15 @@
 /* exec through the toolbox's process/execute. Daytona answers once the
  * command has ended, with stdout and stderr as one combined text, so output
  * arrives in one piece on stream 1 (the backend declares neither streaming
- * nor separate stderr). The command's deadline travels as the request's
- * timeout (whole seconds, rounded up), which makes the daemon kill the
- * whole process group and answer 408. That answer is the exec's kill step:
- * it is waited for at most ANSWER_GRACE_S past the deadline (every backend
- * kills after the deadline, each with a bounded budget), and the exec is
- * SBX_E1302 either way.
+ * nor separate stderr). The exec's request is bounded by the caller's
+ * deadline like every other wait. Its `timeout` is that deadline rounded up
+ * to whole seconds (Daytona's unit), so the daemon kills the process group
+ * by itself at most a second later (the backstop). At the deadline the exec
+ * stops waiting and runs its kill step: the token killer below, on a call
+ * of its own with KILL_BUDGET_S (every backend kills after the deadline,
+ * each with a small bounded budget). So an exec returns at most
+ * KILL_BUDGET_S past its deadline, SBX_E1302 either way, and says so when
+ * the kill could not be confirmed.
  *
  * Cancelling one exec (ABI 1.3): the toolbox has no call that kills one
  * command of process/execute, and the daemon does not kill a command whose
@@ -15,7 +18,8 @@
  * token> in its environment, and a cancellation runs a second, short
  * process/execute that SIGKILLs every process carrying it (the command and
  * what it started; children inherit the environment), as the docker backend
- * does at a deadline. The sandbox stays. */
+ * does at a deadline. The sandbox stays. A deadline's kill step is the
+ * same killer. */
 #include "ops.h"
 
 #include "errmap.h"
@@ -32,10 +36,9 @@
 
 #define KILLED_EXIT 137
 #define EXEC_TOKEN_VAR "SBIO_EXEC_ID"
-#define KILL_BUDGET_S 10.0 /* the killer of a cancelled command, on a call of its own */
-/* How long past the deadline the daemon's own 408 (its kill, confirmed)
- * may take to arrive. */
-#define ANSWER_GRACE_S 5.0
+/* The killer of a cancelled or timed-out command, on a call of its own:
+ * the most an exec lasts past its deadline (docs/backends/daytona.md). */
+#define KILL_BUDGET_S 3.0
 
 /* $1 is the token. Three passes catch what forks during the first; the
  * NUL bytes of /proc/PID/environ vanish in the command substitution, which
@@ -52,8 +55,9 @@ static int make_token(char *out, size_t size) {
   return 0;
 }
 
-/* Kills every process of the cancelled command, on a call of its own (the
- * exec's is cancelled). 0 when the killer ran to its end. */
+/* Kills every process of the cancelled or timed-out command, on a call of
+ * its own (the exec's is cancelled or past its deadline). 0 when the killer
+ * ran to its end. */
 static int kill_by_token(dt_sandbox *sb, const sbio_bk_call *exec_call, const char *token) {
   sbio_bk_call budget;
   sbio_sdk_call_cleanup(&budget, exec_call, KILL_BUDGET_S);
@@ -181,12 +185,8 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   hreq.body = body;
   hreq.body_len = strlen(body);
   hreq.timeout_ms = SBIO_SDK_HTTP_NO_TIMEOUT; /* as long as the command may run, not one request's limit */
-  /* The request alone gets the kill step's allowance (see the top), still
-   * cancelled with the exec. */
-  ctx.call.deadline_ns = call->deadline_ns + (int64_t)(ANSWER_GRACE_S * 1e9);
   sbio_sdk_http_response resp;
-  sbio_sdk_http_send(sb->toolbox, &hreq, &ctx.call, &resp);
-  ctx.call.deadline_ns = call->deadline_ns; /* what follows is the exec's again */
+  sbio_sdk_http_send(sb->toolbox, &hreq, &ctx.call, &resp); /* bounded by the exec's own deadline */
   int stopped = resp.outcome == SBIO_SDK_HTTP_CANCELLED || (!sbio__dt_ok(&resp) && sbio__dt_cancelled(&ctx));
   if (stopped && sbio_bk_exec_cancelled(call) && !atomic_load(&sb->killed)) {
     /* Only this command was cancelled: kill it, keep the sandbox. */
@@ -199,6 +199,22 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
     else
       rc = sbio_sdk_error(err, SBIO_E_EXEC, "the sandbox may still run the command; kill the sandbox to be sure",
                           "the command in sandbox %s was cancelled, but the command that kills it failed", sb->id);
+  } else if (!stopped && resp.outcome == SBIO_SDK_HTTP_TIMEOUT) {
+    /* The deadline came before Daytona's answer: the kill step, on its own
+     * budget (the daemon's own timeout is only the backstop). */
+    *exit_code = KILLED_EXIT;
+    if (kill_by_token(sb, call, token) == 0)
+      rc = sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout if the command needs longer",
+                          "the command in sandbox %s did not finish before its deadline and was killed "
+                          "(SIGKILL to every process of the command); the sandbox is still usable",
+                          sb->id);
+    else
+      rc = sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT,
+                          "the sandbox may still run the command until Daytona's own timeout; kill the sandbox to be "
+                          "sure",
+                          "the command in sandbox %s did not finish before its deadline, and the command that kills "
+                          "it did not finish within %g s",
+                          sb->id, KILL_BUDGET_S);
   } else if (stopped) {
     /* The sandbox is being killed: the command died with it, whatever the
      * toolbox managed to answer before the connection went. */
@@ -207,7 +223,7 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
     rc = deliver(sb, &resp, req, exit_code, err);
   } else {
     int answered = resp.outcome == SBIO_SDK_HTTP_ANSWERED;
-    if (resp.outcome == SBIO_SDK_HTTP_TIMEOUT || (answered && resp.status == 408)) *exit_code = KILLED_EXIT;
+    if (answered && resp.status == 408) *exit_code = KILLED_EXIT; /* the daemon's own kill */
     if (answered && (resp.status == 404 || resp.status == 409))
       rc = sbio__dt_toolbox_gone(&ctx, sb->id, what, err); /* the proxy: no such sandbox, or not running */
     if (rc == SBIO_OK) rc = sbio__dt_fail(&ctx, &op, &resp, err);

@@ -163,7 +163,49 @@ static void test_exec_env_cwd_and_create_env(void **state) {
   dtf_close(&f);
 }
 
-static void test_exec_deadline_is_daytonas_timeout_and_408(void **state) {
+/* The emulator runs commands as real processes of this machine: the pid
+ * of the one whose command line is exactly `argv` (NUL-separated), or 0. */
+static pid_t host_process(const char *argv, size_t len) {
+  DIR *d = opendir("/proc");
+  pid_t found = 0;
+  struct dirent *e;
+  while (d && !found && (e = readdir(d))) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    char path[300], buf[256];
+    snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+    FILE *fp = fopen(path, "r");
+    if (!fp) continue;
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    if (n == len && memcmp(buf, argv, len) == 0) found = (pid_t)atoi(e->d_name);
+  }
+  if (d) closedir(d);
+  return found;
+}
+
+/* Gone, or a zombie waiting to be reaped (it no longer runs). */
+static int process_ended(pid_t pid) {
+  char path[64], stat[512] = "";
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *fp = fopen(path, "r");
+  if (!fp) return 1;
+  size_t n = fread(stat, 1, sizeof stat - 1, fp);
+  fclose(fp);
+  stat[n] = '\0';
+  const char *close = strrchr(stat, ')');
+  return close && close[1] == ' ' && close[2] == 'Z';
+}
+
+/* Whether a recorded process/execute body is the token killer's. */
+static int is_killer(const cJSON *body) {
+  const char *cmd = str(body, "command");
+  return cmd && strstr(cmd, "sbio-kill") != NULL;
+}
+
+/* The deadline travels as Daytona's timeout (the daemon's backstop), and
+ * at the deadline the exec's kill step (the token killer) ends the
+ * command: SBX_E1302, exit code 137, the process gone, the sandbox kept. */
+static void test_exec_deadline_kills_the_command_and_keeps_the_sandbox(void **state) {
   (void)state;
   dtf f;
   dtf_open(&f, "exectimeout", NULL, NULL, NULL);
@@ -172,20 +214,90 @@ static void test_exec_deadline_is_daytonas_timeout_and_408(void **state) {
   sbio_exec_options_set_timeout(eo, 1);
   sbio_exec_result *r = NULL;
   sbio_error *err = sbio_error_new();
-  double t0 = dt_now();
-  assert_int_equal(sbio_sandbox_exec_shell(sb, "echo started; sleep 20", eo, &r, err), SBIO_E_EXEC_TIMEOUT);
-  assert_true(dt_now() - t0 < 5);
+  assert_int_equal(sbio_sandbox_exec_shell(sb, "echo started; sleep 291", eo, &r, err), SBIO_E_EXEC_TIMEOUT);
   assert_non_null(r);
   assert_int_equal(sbio_exec_result_exit_code(r), 137);
-  assert_int_equal(sbio_error_provider_status(err), 408);
   sbio_exec_result_free(r);
+  static const char argv[] = "sleep\0"
+                             "291";
+  pid_t pid = host_process(argv, sizeof argv);
+  for (int tries = 0; pid && !process_ended(pid); tries++) {
+    assert_true(tries < 1000); /* 20 s: a safety net, not a timing */
+    usleep(20 * 1000);
+  }
   cJSON *reqs = dtf_requests(&f);
   assert_int_equal(cJSON_GetObjectItem(exec_body(reqs, 0), "timeout")->valueint, 1);
+  assert_true(is_killer(exec_body(reqs, 1)));
   cJSON_Delete(reqs);
   /* The sandbox is still usable. */
   r = dtf_sh(sb, "echo still here");
   assert_string_equal(sbio_exec_result_stdout(r, NULL), "still here\n");
   sbio_exec_result_free(r);
+  sbio_error_free(err);
+  sbio_exec_options_free(eo);
+  sbio_sandbox_close(sb, NULL);
+  dtf_close(&f);
+}
+
+/* The exec's request is bounded by the caller's deadline, not past it: an
+ * answer Daytona sends only after the deadline (here the emulator holds the
+ * request 3 s, then runs the command, which succeeds) is never waited for.
+ * The exec fails with SBX_E1302 and runs its kill step. */
+static void test_exec_never_waits_for_an_answer_past_the_deadline(void **state) {
+  (void)state;
+  dtf f;
+  dtf_open(&f, "execlate", NULL, NULL, NULL);
+  sbio_sandbox *sb = dtf_create(&f, NULL, NULL);
+  dtf_org(&f, "{\"faults\":[{\"match\":\"toolbox POST /process/execute\",\"delay\":3}]}");
+  sbio_exec_options *eo = sbio_exec_options_new();
+  sbio_exec_options_set_timeout(eo, 1);
+  sbio_exec_result *r = NULL;
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(sbio_sandbox_exec_shell(sb, "echo late", eo, &r, err), SBIO_E_EXEC_TIMEOUT);
+  assert_int_equal(sbio_exec_result_exit_code(r), 137);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), ""); /* the late answer was not read */
+  assert_non_null(strstr(sbio_error_message(err), "was killed"));
+  sbio_exec_result_free(r);
+  cJSON *reqs = dtf_requests(&f);
+  assert_int_equal(dtf_count(reqs, "toolbox", "POST", "/process/execute"), 2);
+  assert_false(is_killer(exec_body(reqs, 0)));
+  assert_true(is_killer(exec_body(reqs, 1))); /* the kill step came after the deadline */
+  cJSON_Delete(reqs);
+  r = dtf_sh(sb, "echo still here");
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "still here\n");
+  sbio_exec_result_free(r);
+  sbio_error_free(err);
+  sbio_exec_options_free(eo);
+  sbio_sandbox_close(sb, NULL);
+  dtf_close(&f);
+}
+
+/* A toolbox that answers nothing (every process/execute held 40 s): the
+ * exec returns once its deadline and the kill step's own small budget are
+ * spent, long before the toolbox would answer, and says the kill is not
+ * confirmed. */
+static void test_frozen_toolbox_bounds_the_exec_and_its_kill_step(void **state) {
+  (void)state;
+  dtf f;
+  dtf_open(&f, "execfrozen", NULL, NULL, NULL);
+  sbio_sandbox *sb = dtf_create(&f, NULL, NULL);
+  dtf_org(&f, "{\"faults\":[{\"match\":\"toolbox POST /process/execute\",\"delay\":40,\"times\":-1}]}");
+  sbio_exec_options *eo = sbio_exec_options_new();
+  sbio_exec_options_set_timeout(eo, 1);
+  sbio_exec_result *r = NULL;
+  sbio_error *err = sbio_error_new();
+  double t0 = dt_now();
+  assert_int_equal(sbio_sandbox_exec_shell(sb, "echo frozen", eo, &r, err), SBIO_E_EXEC_TIMEOUT);
+  assert_true(dt_now() - t0 < 30); /* not the 40 s the toolbox holds each request */
+  assert_int_equal(sbio_exec_result_exit_code(r), 137);
+  assert_non_null(strstr(sbio_error_message(err), "did not finish within"));
+  assert_non_null(strstr(sbio_error_hint(err), "kill the sandbox"));
+  sbio_exec_result_free(r);
+  cJSON *reqs = dtf_requests(&f);
+  assert_int_equal(dtf_count(reqs, "toolbox", "POST", "/process/execute"), 2);
+  assert_true(is_killer(exec_body(reqs, 1)));
+  cJSON_Delete(reqs);
+  dtf_org(&f, "{\"faults\":[]}");
   sbio_error_free(err);
   sbio_exec_options_free(eo);
   sbio_sandbox_close(sb, NULL);
@@ -253,39 +365,6 @@ static void test_kill_from_another_thread_ends_a_running_exec(void **state) {
   assert_true(j.took < 10);
   sbio_sandbox_close(sb, NULL);
   dtf_close(&f);
-}
-
-/* The emulator runs commands as real processes of this machine: the pid
- * of the one whose command line is exactly `argv` (NUL-separated), or 0. */
-static pid_t host_process(const char *argv, size_t len) {
-  DIR *d = opendir("/proc");
-  pid_t found = 0;
-  struct dirent *e;
-  while (d && !found && (e = readdir(d))) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    char path[300], buf[256];
-    snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-    FILE *fp = fopen(path, "r");
-    if (!fp) continue;
-    size_t n = fread(buf, 1, sizeof buf, fp);
-    fclose(fp);
-    if (n == len && memcmp(buf, argv, len) == 0) found = (pid_t)atoi(e->d_name);
-  }
-  if (d) closedir(d);
-  return found;
-}
-
-/* Gone, or a zombie waiting to be reaped (it no longer runs). */
-static int process_ended(pid_t pid) {
-  char path[64], stat[512] = "";
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  FILE *fp = fopen(path, "r");
-  if (!fp) return 1;
-  size_t n = fread(stat, 1, sizeof stat - 1, fp);
-  fclose(fp);
-  stat[n] = '\0';
-  const char *close = strrchr(stat, ')');
-  return close && close[1] == ' ' && close[2] == 'Z';
 }
 
 typedef struct {
@@ -513,7 +592,9 @@ int main(void) {
       cmocka_unit_test(test_exec_argv_is_quoted_and_never_interpreted),
       cmocka_unit_test(test_exec_shell_runs_the_script_and_merges_stderr),
       cmocka_unit_test(test_exec_env_cwd_and_create_env),
-      cmocka_unit_test(test_exec_deadline_is_daytonas_timeout_and_408),
+      cmocka_unit_test(test_exec_deadline_kills_the_command_and_keeps_the_sandbox),
+      cmocka_unit_test(test_exec_never_waits_for_an_answer_past_the_deadline),
+      cmocka_unit_test(test_frozen_toolbox_bounds_the_exec_and_its_kill_step),
       cmocka_unit_test(test_kill_is_idempotent_and_ends_use),
       cmocka_unit_test(test_kill_from_another_thread_ends_a_running_exec),
       cmocka_unit_test(test_cancel_one_exec_kills_its_processes_keeps_the_sandbox),
