@@ -126,16 +126,20 @@ static int ends_mid_line(int fd) {
          last != '\n';
 }
 
-/* Read access too, for ends_mid_line, when the file is (or will be) a
- * regular file and we may read it; a FIFO or device is opened write-only,
- * as before. */
+/* The audit file is a regular file, or a character device (/dev/null to
+ * discard, /dev/full in the tests). A FIFO would block the open until a
+ * reader comes, then every write while the reader stalls, with the
+ * operation (and its caller's deadline) waiting behind it, and lines longer
+ * than PIPE_BUF would interleave between writers; a socket is no log and a
+ * block device would be overwritten. So the open is non-blocking (a FIFO
+ * with no reader cannot hang it; a regular file ignores the flag, and a
+ * device that honours it answers EAGAIN instead of blocking a write) and
+ * write_file_line refuses the rest. Read access too, for ends_mid_line;
+ * write-only when we may not read. */
 static int open_for_append(const char *path) {
-  const int flags = O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY;
-  struct stat st;
-  if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
-    int fd = open(path, O_RDWR | flags, 0600);
-    if (fd >= 0 || errno != EACCES) return fd;
-  }
+  const int flags = O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+  int fd = open(path, O_RDWR | flags, 0600);
+  if (fd >= 0 || errno != EACCES) return fd;
   return open(path, O_WRONLY | flags, 0600);
 }
 
@@ -151,6 +155,13 @@ static int write_file_line(const char *path, const char *framed, size_t framed_l
   int fd = open_for_append(path);
   if (fd < 0) {
     snprintf(why, why_size, "cannot open audit file %s: %s", path, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
+    snprintf(why, why_size,
+             "cannot open audit file %s: not a regular file (FIFOs, sockets and block devices are refused)", path);
+    close(fd);
     return -1;
   }
   int locked;

@@ -23,17 +23,42 @@ static sbio_code fail_errno(sbio_error *err, const char *path, int errnum) {
   return sbio__error_set(err, SBIO_E_CONFIG, NULL, "cannot read %s: %s", path, reason);
 }
 
-/* Reads at most SBIO__CONFIG_MAX_BYTES + 1 bytes, never trusting st_size (pipes,
- * /proc files, files growing while read). With missing_ok, a missing file
+/* Only a regular file is a configuration file. The open is non-blocking so
+ * a FIFO with no writer (or a device) cannot hang every command before the
+ * check refuses it; a regular file ignores O_NONBLOCK. */
+static int open_regular(const char *path, sbio_error *err, int missing_ok, sbio_code *rc) {
+  *rc = SBIO_OK;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    if (!(missing_ok && (errno == ENOENT || errno == ENOTDIR))) *rc = fail_errno(err, path, errno);
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    *rc = fail_errno(err, path, errno);
+  } else if (S_ISDIR(st.st_mode)) {
+    *rc = fail_errno(err, path, EISDIR); /* the message read() gave before */
+  } else if (!S_ISREG(st.st_mode)) {
+    *rc = sbio__error_set(err, SBIO_E_CONFIG,
+                          "a configuration file must be a regular file (a FIFO, device or directory is refused)",
+                          "cannot read %s: not a regular file", path);
+  }
+  if (*rc) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* Reads at most SBIO__CONFIG_MAX_BYTES + 1 bytes, never trusting st_size
+ * (/proc files, files growing while read). With missing_ok, a missing file
  * sets *data to NULL and succeeds. */
 static sbio_code read_whole_file(const char *path, int missing_ok, char **data, size_t *len, sbio_error *err) {
   *data = NULL;
   *len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    if (missing_ok && (errno == ENOENT || errno == ENOTDIR)) return SBIO_OK;
-    return fail_errno(err, path, errno);
-  }
+  sbio_code open_rc;
+  int fd = open_regular(path, err, missing_ok, &open_rc);
+  if (fd < 0) return open_rc;
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
   sbio_code rc = SBIO_OK;

@@ -556,6 +556,54 @@ static void test_removed_directory(void **state) {
   free(dir);
 }
 
+/* A FIFO as audit.path is refused at once, with or without a reader, and
+ * in both modes: before, the open blocked forever with no reader (every
+ * operation hung, even under warn) and a reader that stopped reading would
+ * have blocked every write. The alarm turns such a hang into a failure. */
+static void test_fifo_is_refused(void **state) {
+  (void)state;
+  char *fifo = path_in("audit.fifo");
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  sbio_error *e = sbio_error_new();
+  const char *argv[] = {"true", NULL};
+  for (int with_reader = 0; with_reader < 2; with_reader++) {
+    int reader = with_reader ? open(fifo, O_RDONLY | O_NONBLOCK) : -1;
+    assert_true(!with_reader || reader >= 0);
+    for (int fail_mode = 0; fail_mode < 2; fail_mode++) {
+      alarm(20);
+      char *yaml = audit_config(fifo, fail_mode ? "fail" : "warn", NULL);
+      logged[0] = '\0';
+      sbio_host *h = open_host(yaml, NULL);
+      sbio_create_options *co = sbio_create_options_new();
+      sbio_sandbox *sb = NULL;
+      sbio_code rc = sbio_sandbox_create(h, "fake://", co, &sb, e);
+      sbio_create_options_free(co);
+      if (fail_mode) {
+        assert_int_equal(rc, SBIO_E_AUDIT_SINK);
+        assert_non_null(strstr(sbio_error_message(e), fifo));
+        assert_non_null(strstr(sbio_error_message(e), "not a regular file"));
+        assert_null(sb);
+      } else {
+        assert_int_equal(rc, SBIO_OK);
+        assert_int_equal(exec_argv(sb, argv, e), SBIO_OK);
+        assert_non_null(strstr(logged, "not a regular file"));
+        sbio_sandbox_close(sb, NULL);
+      }
+      sbio_host_close(h);
+      alarm(0);
+      free(yaml);
+    }
+    if (reader >= 0) {
+      char buf[256];
+      assert_true(read(reader, buf, sizeof buf) <= 0); /* nothing was written into the pipe */
+      close(reader);
+    }
+  }
+  unlink(fifo);
+  sbio_error_free(e);
+  free(fifo);
+}
+
 /* A failing create_requested under `fail` means nothing is provisioned. */
 static void test_full_disk(void **state) {
   (void)state;
@@ -869,6 +917,7 @@ int main(void) {
       cmocka_unit_test_setup(test_removed_directory, reset),
       cmocka_unit_test_setup(test_full_disk, reset),
       cmocka_unit_test_setup(test_full_tmpfs_cuts_one_line_only, reset),
+      cmocka_unit_test_setup(test_fifo_is_refused, reset),
       cmocka_unit_test_setup(test_stderr_sink, reset),
       cmocka_unit_test_setup(test_stderr_unwritable, reset),
       cmocka_unit_test_setup(test_operation_error_wins, reset),

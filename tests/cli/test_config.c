@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void test_good_file_is_ok(void **state) {
   (void)state;
@@ -84,6 +86,51 @@ static void test_other_config_errors_exit_78(void **state) {
   free(bad_type);
 }
 
+/* A FIFO where a configuration file belongs (the FILE argument,
+ * SBIO_CONFIG, the user file) is refused at once with a message naming it;
+ * before, the open blocked forever waiting for a writer. The harness's own
+ * deadline turns such a hang into a failure. */
+static void test_fifo_config_is_refused(void **state) {
+  (void)state;
+  char *fifo = h_path("fifo.yaml");
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  char env_cfg[4200];
+  snprintf(env_cfg, sizeof env_cfg, "SBIO_CONFIG=%s", fifo);
+  const char *env[] = {env_cfg, NULL};
+  const h_opts with_env = {env, 0, NULL};
+  h_result r;
+  H_RUN(&r, NULL, "config", "check", fifo);
+  H_ASSERT_STATUS(&r, 78);
+  assert_non_null(strstr(r.err, fifo));
+  assert_non_null(strstr(r.err, "not a regular file"));
+  h_result_free(&r);
+  H_RUN(&r, &with_env, "backends");
+  H_ASSERT_STATUS(&r, 78);
+  assert_non_null(strstr(r.err, fifo));
+  assert_non_null(strstr(r.err, "not a regular file"));
+  h_result_free(&r);
+  /* the user file, $XDG_CONFIG_HOME/sandboxio/config.yaml */
+  char *xdg = h_path("xdg"), *dir = h_path("xdg/sandboxio"), *user = h_path("xdg/sandboxio/config.yaml");
+  mkdir(xdg, 0700);
+  mkdir(dir, 0700);
+  assert_int_equal(mkfifo(user, 0600), 0);
+  H_RUN(&r, NULL, "config", "check");
+  H_ASSERT_STATUS(&r, 78);
+  assert_non_null(strstr(r.err, user));
+  assert_non_null(strstr(r.err, "not a regular file"));
+  h_result_free(&r);
+  H_RUN(&r, NULL, "backends");
+  H_ASSERT_STATUS(&r, 78);
+  assert_non_null(strstr(r.err, "not a regular file"));
+  h_result_free(&r);
+  unlink(user);
+  unlink(fifo);
+  free(xdg);
+  free(dir);
+  free(user);
+  free(fifo);
+}
+
 static void test_config_usage_errors(void **state) {
   (void)state;
   h_result r;
@@ -104,6 +151,7 @@ int main(void) {
       cmocka_unit_test(test_good_file_is_ok),
       cmocka_unit_test(test_typo_reports_file_line_column_and_exits_78),
       cmocka_unit_test(test_other_config_errors_exit_78),
+      cmocka_unit_test(test_fifo_config_is_refused),
       cmocka_unit_test(test_config_usage_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
