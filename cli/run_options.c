@@ -89,19 +89,38 @@ static int add_kv(cli_kv_list *l, const char *option, const char *text) {
   return 0;
 }
 
+/* Whether `s` (n bytes) is an environment variable name. */
+static int env_name(const char *s, size_t n) {
+  if (n == 0 || (s[0] >= '0' && s[0] <= '9')) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+      return 0;
+  return 1;
+}
+
 /* --secret K=ENVVAR: the value comes from this process's environment so
- * it never appears in a command line, a shell history or `ps`. */
+ * it never appears in a command line, a shell history or `ps`. A mistake
+ * here is named, never echoed: the argument may be the secret itself
+ * (--secret DB_PASSWORD=hunter2, or just the value). K is repeated only
+ * when it is a variable name. */
 static int add_secret(run_options *o, const char *text) {
   const char *eq = strchr(text, '=');
-  if (!eq || eq == text || eq[1] == '\0')
+  if (!eq || eq == text || !env_name(text, (size_t)(eq - text)))
     return cli_usage_error("run",
-                           "--secret needs K=ENVVAR, the name of an environment variable holding the value "
-                           "(got '%s')",
-                           text);
+                           "--secret needs K=ENVVAR, K and ENVVAR environment variable names, ENVVAR holding the "
+                           "value (the argument given is not of that form; it is not repeated here)");
+  int klen = (int)(eq - text);
+  if (eq[1] == '\0' || !env_name(eq + 1, strlen(eq + 1)))
+    return cli_usage_error("run",
+                           "--secret %.*s: what follows '=' is not an environment variable name; give the name of a "
+                           "variable holding the value, never the value (it is not repeated here)",
+                           klen, text);
   const char *value = getenv(eq + 1);
   if (!value)
-    return cli_usage_error("run", "--secret %.*s: environment variable '%s' is not set", (int)(eq - text), text,
-                           eq + 1);
+    return cli_usage_error("run",
+                           "--secret %.*s: the environment variable named after '=' is not set (the name is not "
+                           "repeated here, in case it was the value)",
+                           klen, text);
   int rc = cli_kv_add(&o->secrets, text);
   if (rc != 0) {
     fputs("sbio: error: out of memory\n", stderr);

@@ -156,6 +156,8 @@ static sbio_code resolve_request(sbio_host *host, const char *uri, const struct 
   if (o->invalid[0]) return sbio__error_set(err, SBIO_E_CONFIG, NULL, "invalid create options: %s", o->invalid);
   sbio_code rc = resolve_target(host, uri, &p->target, err);
   if (rc != SBIO_OK) return rc;
+  if (sbio__template_has_userinfo(o->template_name))
+    return sbio__uri_refuse_userinfo(p->target.backend, "the template option", err);
   p->tmpl = p->target.template_name ? p->target.template_name : o->template_name;
   if (p->target.template_name && o->template_name && strcmp(p->target.template_name, o->template_name) != 0)
     return sbio__error_set(err, SBIO_E_CONFIG, "give the template once, in the URI or in the options",

@@ -10,8 +10,12 @@
 
 #define HINT "use unix:///path/to/docker.sock or tcp://host:port (see docs/backends/docker.md)"
 
+/* A refused address is named by where it came from, never repeated: a
+ * URL setting or variable may carry a password (tcp://u:SECRET@host). */
 static int bad(sbio_bk_error *err, const dk_endpoint *ep, const char *url, const char *why) {
-  return sbio_sdk_error(err, SBIO_E_CONFIG, HINT, "docker host '%.300s' from %s %s", url, ep->source, why);
+  (void)url;
+  return sbio_sdk_error(err, SBIO_E_CONFIG, HINT, "the docker host from %s %s (the address is not repeated here)",
+                        ep->source, why);
 }
 
 static int set_unix(dk_endpoint *ep, const char *path, const char *url, sbio_bk_error *err) {
@@ -44,7 +48,11 @@ static void set_certs(dk_endpoint *ep) {
 }
 
 static int set_tcp(dk_endpoint *ep, const char *rest, const char *url, sbio_bk_error *err) {
-  if (!rest[0] || strpbrk(rest, "/?#@ "))
+  if (strchr(rest, '@'))
+    return bad(err, ep, rest,
+               "carries a user name or password (before '@'), which the engine's API does not take; "
+               "give tcp://host:port");
+  if (!rest[0] || strpbrk(rest, "/?# "))
     return bad(err, ep, url, "must be tcp://host:port with nothing after the port");
   const char *tls_verify = getenv("DOCKER_TLS_VERIFY");
   const char *tls = getenv("DOCKER_TLS");

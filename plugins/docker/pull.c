@@ -9,17 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REF_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@+"
-
-int sbio__dk_image_check(const char *image, sbio_bk_error *err) {
-  size_t n = image ? strlen(image) : 0;
-  if (n == 0 || n > 255 || strspn(image, REF_CHARS) != n || image[0] == '/' || image[0] == ':' || image[0] == '@' ||
-      image[0] == '-' || strstr(image, ".."))
-    return sbio_sdk_error(err, SBIO_E_CONFIG, "name an image like python:3.12-slim or registry:5000/team/img:tag",
-                          "docker: '%.100s' is not a valid image reference", image ? image : "");
-  return SBIO_OK;
-}
-
 int sbio__dk_image_present(dk_instance *inst, const char *image, const sbio_bk_call *call, int *present,
                            sbio_bk_error *err) {
   char path[512];

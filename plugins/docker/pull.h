@@ -7,9 +7,8 @@
 #define SBIO_DOCKER_PULL_H
 
 #include "dk.h"
+#include "imageref.h"
 
-/* SBIO_E_CONFIG unless `image` is a plausible image reference. */
-int sbio__dk_image_check(const char *image, sbio_bk_error *err);
 /* *present = 1 when the engine has the image. */
 int sbio__dk_image_present(dk_instance *inst, const char *image, const sbio_bk_call *call, int *present,
                            sbio_bk_error *err);

@@ -418,6 +418,60 @@ static void test_run_secret_stays_out_of_failures(void **state) {
   free_logged_config(&c);
 }
 
+/* Userinfo in a target is refused (78) before anything happens: no call
+ * reaches the backend, nothing of it is audited or printed. */
+static void test_run_userinfo_in_the_target_is_refused_before_anything(void **state) {
+  (void)state;
+  logged_config c = make_logged_config("userinfo");
+  static const char *const targets[] = {"fake://user:" CANARY "@tpl", "fake://" CANARY "@tpl",
+                                        "fake://u:" CANARY "@tpl?timeout=5"};
+  for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
+    h_result r;
+    H_RUN(&r, NULL, "-vv", "--config", c.config, "run", "--backend", targets[i], "--", "echo", "hi");
+    H_ASSERT_STATUS(&r, 78);
+    assert_string_equal(r.out, "");
+    assert_true(h_contains(r.err, r.err_len, "SBX_E1000"));
+    assert_true(h_contains(r.err, r.err_len, "userinfo"));
+    assert_false(h_contains(r.err, r.err_len, CANARY));
+    char *calls = h_read(c.calls), *audit = h_read(c.audit);
+    assert_string_equal(calls, "");
+    assert_null(strstr(audit, CANARY));
+    assert_null(strstr(audit, "\"event\":\"created\""));
+    free(calls);
+    free(audit);
+    h_result_free(&r);
+  }
+  free_logged_config(&c);
+}
+
+/* A --secret argument that is not K=ENVVAR is refused without repeating
+ * it: what follows '=' (or the whole argument) may be the value itself. */
+static void test_run_secret_argument_is_never_echoed(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  static const char *const args[] = {"DB_PASSWORD=Hunter2Canary",
+                                     "DB_PASSWORD=hunter2-canary!",
+                                     "Hunter2Canary",
+                                     "=Hunter2Canary",
+                                     "hunter2-canary!=X",
+                                     "DB_PASSWORD="};
+  for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
+    h_result r;
+    H_RUN(&r, NULL, "--config", cfg, "run", "--secret", args[i], "--", "true");
+    H_ASSERT_STATUS(&r, 64);
+    assert_true(h_contains(r.err, r.err_len, "--secret"));
+    if (h_contains(r.err, r.err_len, "unter2") || h_contains(r.err, r.err_len, "canary"))
+      fail_msg("--secret %s: the refusal echoes the value: %s", args[i], r.err);
+    h_result_free(&r);
+  }
+  /* The name in the sandbox is safe to repeat, and is. */
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "--secret", "DB_PASSWORD=Hunter2Canary", "--", "true");
+  assert_true(h_contains(r.err, r.err_len, "--secret DB_PASSWORD"));
+  h_result_free(&r);
+  free(cfg);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_run_echo_streams_stdout_and_says_fake_once),
@@ -439,6 +493,8 @@ int main(void) {
       cmocka_unit_test(test_run_second_signal_exits_at_once),
       cmocka_unit_test(test_run_secret_reaches_only_the_command),
       cmocka_unit_test(test_run_secret_stays_out_of_failures),
+      cmocka_unit_test(test_run_userinfo_in_the_target_is_refused_before_anything),
+      cmocka_unit_test(test_run_secret_argument_is_never_echoed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include "demux.h"
 #include "endpoint.h"
 #include "engine.h"
+#include "imageref.h"
 #include "paths.h"
 #include "settings.h"
 #include "tarhdr.h"
@@ -158,6 +159,53 @@ static void test_endpoint(void **state) {
   assert_int_equal(sbio__dk_endpoint_resolve("unix://relative", &ep, &err), SBIO_E_CONFIG);
 }
 
+/* A refused docker address never repeats a password it carries, from the
+ * setting or from DOCKER_HOST; nor does any other refusal repeat the
+ * address. */
+static void test_endpoint_refusals_never_echo_the_address(void **state) {
+  (void)state;
+  static const char *const bad[] = {"tcp://u:SECRET@127.0.0.1:2375", "tcp://SECRET@h:1",       "tcp://h:1/SECRET",
+                                    "ssh://u:SECRET@host",           "http://u:SECRET@host:1", "unix://SECRET"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    for (int from_env = 0; from_env < 2; from_env++) {
+      dk_endpoint ep;
+      sbio_bk_error err = {.size = sizeof err};
+      if (from_env) setenv("DOCKER_HOST", bad[i], 1);
+      assert_int_equal(sbio__dk_endpoint_resolve(from_env ? NULL : bad[i], &ep, &err), SBIO_E_CONFIG);
+      if (strstr(err.message, "SECRET") || strstr(err.hint, "SECRET"))
+        fail_msg("%s: the refusal echoes it: %s", bad[i], err.message);
+      assert_non_null(strstr(err.message, from_env ? "DOCKER_HOST" : "the host setting"));
+      unsetenv("DOCKER_HOST");
+    }
+  }
+  dk_endpoint ep;
+  sbio_bk_error err = {.size = sizeof err};
+  assert_int_equal(sbio__dk_endpoint_resolve("tcp://u:SECRET@127.0.0.1:2375", &ep, &err), SBIO_E_CONFIG);
+  assert_non_null(strstr(err.message, "password"));
+}
+
+/* An image reference is refused by what is wrong with it, never echoed;
+ * userinfo in it is refused, a digest is not. */
+static void test_image_check_never_echoes_the_reference(void **state) {
+  (void)state;
+  static const char *const bad[] = {"user:SECRET@img!", "user:SECRET@img", "u:SECRET@registry:5000/img:1",
+                                    "img@SECRET",       "SECRET img",      "-SECRET"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    sbio_bk_error err = {.size = sizeof err};
+    assert_int_equal(sbio__dk_image_check(bad[i], &err), SBIO_E_CONFIG);
+    if (strstr(err.message, "SECRET") || strstr(err.hint, "SECRET"))
+      fail_msg("%s: the refusal echoes it: %s", bad[i], err.message);
+  }
+  sbio_bk_error err = {.size = sizeof err};
+  assert_int_equal(sbio__dk_image_check("user:SECRET@img!", &err), SBIO_E_CONFIG);
+  assert_non_null(strstr(err.message, "offset 15"));
+  assert_int_equal(sbio__dk_image_check("python:3.12-slim", &err), SBIO_OK);
+  assert_int_equal(
+      sbio__dk_image_check("registry:5000/img@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                           &err),
+      SBIO_OK);
+}
+
 static void test_paths(void **state) {
   (void)state;
   char out[DK_PATH_MAX];
@@ -241,6 +289,8 @@ int main(void) {
       cmocka_unit_test(test_demux_rejects_bad_type_and_notices_cut),
       cmocka_unit_test(test_settings),
       cmocka_unit_test(test_endpoint),
+      cmocka_unit_test(test_endpoint_refusals_never_echo_the_address),
+      cmocka_unit_test(test_image_check_never_echoes_the_reference),
       cmocka_unit_test(test_paths),
       cmocka_unit_test(test_version_cmp),
       cmocka_unit_test(test_tar_header_round_trip),

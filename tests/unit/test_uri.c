@@ -96,11 +96,70 @@ static void test_credentials_are_refused_without_echoing_them(void **state) {
   sbio_error_free(err);
 }
 
+/* The message and hint of a refusal of `text`, which must hold neither
+ * `secret` nor the whole target. */
+static void expect_refused_quietly(const char *text, const char *secret, const char *hint_part) {
+  sbio_error *err = sbio_error_new();
+  sbio__uri u;
+  assert_int_equal(parse(text, &u, err), SBIO_E_CONFIG);
+  if (strstr(sbio_error_message(err), secret) || strstr(sbio_error_hint(err), secret))
+    fail_msg("\"%s\": the refusal echoes \"%s\": %s / %s", text, secret, sbio_error_message(err), sbio_error_hint(err));
+  if (hint_part && !strstr(sbio_error_hint(err), hint_part))
+    fail_msg("\"%s\": hint \"%s\" lacks \"%s\"", text, sbio_error_hint(err), hint_part);
+  sbio_error_free(err);
+}
+
+static void test_userinfo_is_refused_without_echoing_it(void **state) {
+  (void)state;
+  expect_refused_quietly("docker://user:SECRET@img", "SECRET", "credentials");
+  expect_refused_quietly("e2b://user:SECRET@base", "SECRET", "E2B_API_KEY");
+  expect_refused_quietly("daytona://user:SECRET@snap", "SECRET", "DAYTONA_API_KEY");
+  expect_refused_quietly("docker://user:SECRET@registry:5000/team/img:1", "SECRET", NULL);
+  expect_refused_quietly("docker://u:pa/SECRET@img", "SECRET", NULL); /* a '/' in the password */
+  expect_refused_quietly("docker://SECRET@img", "SECRET", NULL);
+  expect_refused_quietly("docker://u:SECRET@img@sha256:0123456789abcdef0123456789abcdef", "SECRET", NULL);
+  expect_refused_quietly("e2b://user:SECRET@base?timeout=5", "SECRET", "E2B_API_KEY");
+  sbio_error *err = sbio_error_new();
+  sbio__uri u;
+  assert_int_equal(parse("e2b://user:SECRET@base", &u, err), SBIO_E_CONFIG);
+  assert_non_null(strstr(sbio_error_message(err), "userinfo"));
+  sbio_error_free(err);
+  /* A digest is the one legitimate '@'. */
+  const char *digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+  char uri[256];
+  snprintf(uri, sizeof uri, "docker://python:3.12@%s", digest);
+  assert_int_equal(parse(uri, &u, NULL), SBIO_OK);
+  sbio__uri_free(&u);
+  snprintf(uri, sizeof uri, "docker://registry:5000/team/img@%s?timeout=9", digest);
+  assert_int_equal(parse(uri, &u, NULL), SBIO_OK);
+  assert_true(strstr(u.template_name, digest) != NULL);
+  sbio__uri_free(&u);
+}
+
+static void test_refusals_never_echo_what_they_refuse(void **state) {
+  (void)state;
+  expect_refused_quietly("e2b:/base?api_key=SECRET", "SECRET", NULL);
+  expect_refused_quietly("e2b:/base?api_key=SECRET", "base", NULL);
+  expect_refused_quietly("e2b://base?e2b_SECRET", "e2b_SECRET", "E2B_API_KEY");
+  expect_refused_quietly("e2b://base?e2b_0123456789abcdef0123456789abcdef01234567",
+                         "0123456789abcdef0123456789abcdef01234567", NULL);
+  expect_refused_quietly("e2b://base?timeout=1&e2b_0123456789abcdef", "0123456789abcdef", NULL);
+  expect_refused_quietly("fake://?timeout=SECRET", "SECRET", NULL);
+  /* What is safe to name is still named. */
+  sbio_error *err = sbio_error_new();
+  sbio__uri u;
+  assert_int_equal(parse("e2b:/base", &u, err), SBIO_E_CONFIG);
+  assert_non_null(strstr(sbio_error_message(err), "e2b://"));
+  sbio_error_free(err);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid_forms),
       cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_credentials_are_refused_without_echoing_them),
+      cmocka_unit_test(test_userinfo_is_refused_without_echoing_it),
+      cmocka_unit_test(test_refusals_never_echo_what_they_refuse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
