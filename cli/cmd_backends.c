@@ -9,6 +9,7 @@
 #include "exitcode.h"
 #include "host_open.h"
 #include "output.h"
+#include "shown_text.h"
 
 #include <sandboxio/sandboxio.h>
 #include <stdio.h>
@@ -71,7 +72,11 @@ static int print_human(const sbio_host *host) {
   size_t n = sbio_host_backend_count(host);
   if (n == 0) {
     printf("no backends found; searched:\n");
-    for (size_t i = 0; i < sbio_host_search_dir_count(host); i++) printf("  %s\n", sbio_host_search_dir_at(host, i));
+    for (size_t i = 0; i < sbio_host_search_dir_count(host); i++) {
+      fputs("  ", stdout);
+      cli_fputs_shown(sbio_host_search_dir_at(host, i), stdout);
+      putchar('\n');
+    }
     return CLI_EXIT_OK;
   }
   cli_table *t = cli_table_new(8, headers);
@@ -108,14 +113,20 @@ static int print_human(const sbio_host *host) {
     const char *reason = sbio_backend_info_reason(b);
     if (status != SBIO_BACKEND_LOADED && status != SBIO_BACKEND_AVAILABLE && reason && reason[0]) {
       if (!blank_done++) putchar('\n');
-      printf("  %s (%s): %s\n", sbio_backend_info_name(b), sbio_backend_status_name(status), reason);
+      printf("  %s (%s): ", sbio_backend_info_name(b), sbio_backend_status_name(status));
+      cli_fputs_shown(reason, stdout); /* it can quote a file name or the plugin's text */
+      putchar('\n');
     }
     if (status == SBIO_BACKEND_SHADOWED) continue;
     for (size_t j = 0; j < sbio_backend_info_mechanism_count(b); j++) {
       const char *why = sbio_mechanism_reason(b, j);
       if (!why || !why[0]) continue;
       if (!blank_done++) putchar('\n');
-      printf("  %s/%s: %s\n", sbio_backend_info_name(b), sbio_mechanism_name(b, j), why);
+      printf("  %s/", sbio_backend_info_name(b));
+      cli_fputs_shown(sbio_mechanism_name(b, j), stdout);
+      fputs(": ", stdout);
+      cli_fputs_shown(why, stdout);
+      putchar('\n');
     }
   }
   return CLI_EXIT_OK;

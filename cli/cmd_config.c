@@ -9,6 +9,7 @@
 #include "exitcode.h"
 #include "host_open.h"
 #include "output.h"
+#include "shown_text.h"
 
 #include <sandboxio/sandboxio.h>
 #include <stdio.h>
@@ -19,7 +20,10 @@ enum { OPT_JSON = 1 };
 static int print_ok(const sbio_host *host, int json) {
   size_t n = sbio_host_config_file_count(host);
   if (!json) {
-    for (size_t i = 0; i < n; i++) printf("%s: ok\n", sbio_host_config_file_at(host, i));
+    for (size_t i = 0; i < n; i++) {
+      cli_fputs_shown(sbio_host_config_file_at(host, i), stdout);
+      fputs(": ok\n", stdout);
+    }
     if (n == 0) printf("no configuration file found; built-in defaults apply\n");
     return CLI_EXIT_OK;
   }
@@ -46,9 +50,14 @@ static int report_failure(sbio_code rc, const sbio_error *err, int json) {
     return cli_error_report(&v, json);
   }
   if (json || sbio_error_code(err) != SBIO_E_CONFIG) return cli_error_report_sbio(err, json);
-  fprintf(stderr, "%s\n", sbio_error_message(err));
+  cli_fputs_shown(sbio_error_message(err), stderr);
+  fputc('\n', stderr);
   const char *hint = sbio_error_hint(err);
-  if (hint && hint[0]) fprintf(stderr, "  hint: %s\n", hint);
+  if (hint && hint[0]) {
+    fputs("  hint: ", stderr);
+    cli_fputs_shown(hint, stderr);
+    fputc('\n', stderr);
+  }
   return CLI_EXIT_CONFIG;
 }
 

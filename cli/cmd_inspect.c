@@ -8,14 +8,24 @@
 #include "exitcode.h"
 #include "host_open.h"
 #include "output.h"
+#include "shown_text.h"
 
 #include <sandboxio/sandboxio.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 enum { OPT_JSON = 1, OPT_LOAD };
 
 static const char *or_dash(const char *s) {
   return s && s[0] ? s : "-";
+}
+
+/* "LABEL           value": values come from the backend's file and its
+ * metadata, so their control characters are spelled out. */
+static void field(int indent, const char *label, const char *value) {
+  printf("%*s%-15s ", indent, "", label);
+  cli_fputs_shown(value, stdout);
+  putchar('\n');
 }
 
 static void print_tier(int indent, const char *label, sbio_tier tier) {
@@ -25,21 +35,25 @@ static void print_tier(int indent, const char *label, sbio_tier tier) {
 
 static void print_mechanism(const sbio_backend_info *b, size_t i) {
   int age = sbio_mechanism_age_days(b, i);
-  printf("  %s\n", sbio_mechanism_name(b, i));
+  fputs("  ", stdout);
+  cli_fputs_shown(sbio_mechanism_name(b, i), stdout);
+  putchar('\n');
   print_tier(4, "claimed tier:", sbio_mechanism_claimed_tier(b, i));
   print_tier(4, "tier:", sbio_mechanism_tier(b, i));
-  printf("    %-15s %s\n", "source:", or_dash(sbio_mechanism_source_url(b, i)));
+  field(4, "source:", or_dash(sbio_mechanism_source_url(b, i)));
   if (age >= 0)
     printf("    %-15s %s (%d days ago)\n", "verified on:", or_dash(sbio_mechanism_verified_on(b, i)), age);
   else
     printf("    %-15s %s\n", "verified on:", or_dash(sbio_mechanism_verified_on(b, i)));
   printf("    %-15s %s\n", "stale:", sbio_mechanism_stale(b, i) ? "yes" : "no");
   const char *quote = sbio_mechanism_quote(b, i);
-  if (quote && quote[0])
-    printf("    %-15s \"%s\"\n", "quote:", quote);
-  else
+  if (quote && quote[0]) {
+    printf("    %-15s \"", "quote:");
+    cli_fputs_shown(quote, stdout);
+    puts("\"");
+  } else
     printf("    %-15s -\n", "quote:");
-  printf("    %-15s %s\n", "reason:", or_dash(sbio_mechanism_reason(b, i)));
+  field(4, "reason:", or_dash(sbio_mechanism_reason(b, i)));
 }
 
 static int print_human(const sbio_backend_info *b) {
@@ -47,14 +61,14 @@ static int print_human(const sbio_backend_info *b) {
   sbio_backend_status status = sbio_backend_info_status(b);
   const char *status_color = cli_color_for_status(status);
   cli_caps_text(sbio_backend_info_capabilities(b), caps, sizeof caps);
-  printf("%-15s %s\n", "name:", sbio_backend_info_name(b));
-  printf("%-15s %s\n", "path:", sbio_backend_info_path(b));
-  printf("%-15s %s\n", "sha256:", or_dash(sbio_backend_info_sha256(b)));
-  printf("%-15s %s\n", "version:", or_dash(sbio_backend_info_version(b)));
-  printf("%-15s %s\n", "summary:", or_dash(sbio_backend_info_summary(b)));
+  field(0, "name:", sbio_backend_info_name(b));
+  field(0, "path:", sbio_backend_info_path(b));
+  field(0, "sha256:", or_dash(sbio_backend_info_sha256(b)));
+  field(0, "version:", or_dash(sbio_backend_info_version(b)));
+  field(0, "summary:", or_dash(sbio_backend_info_summary(b)));
   printf("%-15s %s%s%s\n", "status:", status_color, or_dash(sbio_backend_status_name(status)),
          status_color[0] ? cli_color_reset() : "");
-  printf("%-15s %s\n", "reason:", or_dash(sbio_backend_info_reason(b)));
+  field(0, "reason:", or_dash(sbio_backend_info_reason(b)));
   printf("%-15s %s\n", "enabled:", sbio_backend_info_enabled(b) ? "yes" : "no");
   print_tier(0, "tier:", sbio_backend_info_tier(b));
   print_tier(0, "claimed tier:", sbio_backend_info_claimed_tier(b));
@@ -86,7 +100,12 @@ static int print_json(const sbio_backend_info *b) {
 static int report_not_found(const sbio_host *host, const char *name, int json) {
   char names[1024], message[512], hint[1200];
   cli_backend_names(host, names, sizeof names);
-  snprintf(message, sizeof message, "no backend named '%s'", name);
+  /* The name is the caller's text: shown escaped, cut on a character. */
+  char *shown = cli_shown_dup(name), cut[400];
+  int long_name = snprintf(cut, sizeof cut, "%s", shown ? shown : "?") >= (int)sizeof cut;
+  free(shown);
+  cli_utf8_trim_tail(cut);
+  snprintf(message, sizeof message, "no backend named '%s%s'", cut, long_name ? "..." : "");
   if (names[0])
     snprintf(hint, sizeof hint, "available: %s", names);
   else

@@ -2,6 +2,7 @@
 /* The human form of `sbio doctor`, rendered from its JSON document. */
 #include "doctor.h"
 #include "output.h"
+#include "shown_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +17,11 @@ static void print_list(const char *label, const cJSON *arr, const char *none) {
   printf("%-14s", label);
   const cJSON *e;
   int i = 0;
-  cJSON_ArrayForEach(e, arr) printf("%s%s", i++ ? ", " : "", e->valuestring);
+  /* Entries are file names and variable names: shown escaped. */
+  cJSON_ArrayForEach(e, arr) {
+    fputs(i++ ? ", " : "", stdout);
+    cli_fputs_shown(cJSON_IsString(e) ? e->valuestring : "?", stdout);
+  }
   printf("%s\n", i ? "" : none);
 }
 
@@ -30,7 +35,11 @@ static void print_header(const cJSON *doc) {
     print_list("config:", cJSON_GetObjectItemCaseSensitive(config, "files"), "none found; built-in defaults");
   const cJSON *dirs = cJSON_GetObjectItemCaseSensitive(doc, "search_path"), *d;
   int i = 0;
-  cJSON_ArrayForEach(d, dirs) printf("%-14s%s\n", i++ ? "" : "search path:", d->valuestring);
+  cJSON_ArrayForEach(d, dirs) {
+    printf("%-14s", i++ ? "" : "search path:");
+    cli_fputs_shown(cJSON_IsString(d) ? d->valuestring : "?", stdout);
+    putchar('\n');
+  }
   printf("%-14s%s\n", "default:", text(doc, "default_backend", "-"));
   const char *floor = text(doc, "isolation_floor", "UNKNOWN");
   printf("%-14s%s\n", "floor:", strcmp(floor, "UNKNOWN") ? floor : "none");
@@ -95,8 +104,15 @@ static void print_findings(const char *title, const cJSON *list, int with_fix) {
   const cJSON *p;
   cJSON_ArrayForEach(p, list) {
     const char *backend = text(p, "backend", NULL);
-    printf("  %s%s%s\n", backend ? backend : "", backend ? ": " : "", text(p, "what", "?"));
-    if (with_fix) printf("    fix: %s\n", text(p, "fix", "?"));
+    /* Findings quote messages, which can quote file names. */
+    printf("  %s%s", backend ? backend : "", backend ? ": " : "");
+    cli_fputs_shown(text(p, "what", "?"), stdout);
+    putchar('\n');
+    if (with_fix) {
+      fputs("    fix: ", stdout);
+      cli_fputs_shown(text(p, "fix", "?"), stdout);
+      putchar('\n');
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "exitcode.h"
 #include "output.h"
+#include "shown_text.h"
 
 #include <stdio.h>
 
@@ -25,13 +26,21 @@ static int present(const char *s) {
   return s != NULL && s[0] != '\0';
 }
 
+/* "  label: value" with the value's control characters spelled out: a
+ * message can quote a file name or a provider's text. */
+static void print_field(const char *label, const char *value) {
+  fputs(label, stderr);
+  cli_fputs_shown(value, stderr);
+  fputc('\n', stderr);
+}
+
 void cli_error_print_human(const cli_error_view *e, const char *prefix) {
   char buf[32];
-  fprintf(stderr, "%s: [%s] %s\n", prefix, code_name(e->code, buf, sizeof buf),
-          present(e->message) ? e->message : code_class(e->code));
-  if (present(e->hint)) fprintf(stderr, "  hint: %s\n", e->hint);
-  if (present(e->backend)) fprintf(stderr, "  backend: %s\n", e->backend);
-  if (present(e->sandbox_id)) fprintf(stderr, "  sandbox: %s\n", e->sandbox_id);
+  fprintf(stderr, "%s: [%s] ", prefix, code_name(e->code, buf, sizeof buf));
+  print_field("", present(e->message) ? e->message : code_class(e->code));
+  if (present(e->hint)) print_field("  hint: ", e->hint);
+  if (present(e->backend)) print_field("  backend: ", e->backend);
+  if (present(e->sandbox_id)) print_field("  sandbox: ", e->sandbox_id);
 }
 
 cJSON *cli_error_json(const cli_error_view *e) {

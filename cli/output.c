@@ -4,6 +4,7 @@
 #include "output.h"
 
 #include "exitcode.h"
+#include "shown_text.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -94,7 +95,8 @@ int cli_table_add(cli_table *t, const char *const *cells, const char *const *col
   }
   size_t base = t->nrows * t->ncols;
   for (size_t i = 0; i < t->ncols; i++) {
-    t->cells[base + i] = strdup(cells[i] ? cells[i] : "");
+    /* Cells hold names and reasons from backends and the file system. */
+    t->cells[base + i] = cli_shown_dup(cells[i] ? cells[i] : "");
     t->colors[base + i] = colors ? colors[i] : NULL;
     if (!t->cells[base + i]) {
       for (size_t j = 0; j < i; j++) free(t->cells[base + j]);
@@ -163,13 +165,19 @@ cJSON *cli_json_add_string_or_null(cJSON *obj, const char *key, const char *s) {
 int cli_json_emit(cJSON *doc) {
   char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
   cJSON_Delete(doc);
-  if (!text) {
+  /* cJSON escapes control characters but passes every other byte as it
+   * is: a file name or a backend message that is not UTF-8 would make the
+   * document invalid. Outside strings the text is ASCII, so repairing the
+   * whole text repairs exactly the strings. */
+  char *valid = text ? cli_utf8_valid_copy(text) : NULL;
+  cJSON_free(text);
+  if (!valid) {
     fputs("sbio: error: out of memory while building the JSON output\n", stderr);
     return CLI_EXIT_INTERNAL;
   }
-  fputs(text, stdout);
+  fputs(valid, stdout);
   fputc('\n', stdout);
-  cJSON_free(text);
+  free(valid);
   return CLI_EXIT_OK;
 }
 

@@ -11,9 +11,11 @@
  * Finding and reading the files of each layer is config_load.c. */
 #include "config.h"
 
+#include "config_report.h"
 #include "config_schema.h"
 #include "config_yaml.h"
 #include "error_internal.h"
+#include "utf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -103,7 +105,7 @@ static void free_headers(sbio__config *cfg) {
  * changes: growing arrays keeps their contents, so a failure leaves cfg
  * as it was. */
 static sbio_code apply_layer(const sbio__config_src *ctx, sbio__config *cfg, sbio__config_layer *l) {
-  char *file = strdup(ctx->name);
+  char *file = strdup(ctx->path);
   if (!file) return sbio__config_fail_oom(ctx);
   char **files = realloc(cfg->files_read, (cfg->n_files_read + 1) * sizeof *files);
   if (!files) {
@@ -205,7 +207,15 @@ sbio_code sbio__config_merge_buffer(sbio__config *cfg, const char *name, const c
                                     sbio_error *err) {
   if (!cfg || !name || (!data && len))
     return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "sbio__config_merge_buffer: NULL argument");
-  sbio__config_src ctx = {.name = name, .data = data ? data : "", .len = len, .err = err};
+  /* File names come from the caller, the environment and directory
+   * listings: they can hold escape sequences, line breaks and bytes that
+   * are not UTF-8, and be longer than a message. */
+  char shown[SBIO__SHOWN_NAME_BUF];
+  sbio__config_src ctx = {.path = name,
+                          .name = sbio__utf8_shown_name(name, shown, sizeof shown),
+                          .data = data ? data : "",
+                          .len = len,
+                          .err = err};
   sbio__config_node *root;
   sbio_code rc = sbio__config_parse_yaml(&ctx, &root);
   if (rc) return rc;

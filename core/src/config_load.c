@@ -2,10 +2,12 @@
 /* Finding and reading configuration files: the layers (system file,
  * conf.d drop-ins, user file) or the one file that replaces them. */
 #include "config.h"
+#include "config_report.h"
 
 #include "config_yaml.h"
 #include "error_internal.h"
 #include "install_layout.h"
+#include "utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,9 +20,10 @@
 #include <unistd.h>
 
 static sbio_code fail_errno(sbio_error *err, const char *path, int errnum) {
-  char buf[256];
+  char buf[256], shown[SBIO__SHOWN_NAME_BUF];
   const char *reason = strerror_r(errnum, buf, sizeof buf);
-  return sbio__error_set(err, SBIO_E_CONFIG, NULL, "cannot read %s: %s", path, reason);
+  return sbio__error_set(err, SBIO_E_CONFIG, NULL, "cannot read %s: %s",
+                         sbio__utf8_shown_name(path, shown, sizeof shown), reason);
 }
 
 /* Only a regular file is a configuration file. The open is non-blocking so
@@ -70,7 +73,9 @@ static sbio_code read_whole_file(const char *path, int missing_ok, char **data, 
       cap *= 2;
     }
     if (!buf) {
-      rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "%s: out of memory while reading the configuration", path);
+      char shown[SBIO__SHOWN_NAME_BUF];
+      rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "%s: out of memory while reading the configuration",
+                           sbio__utf8_shown_name(path, shown, sizeof shown));
       break;
     }
     ssize_t got = read(fd, buf + n, cap - n);
@@ -80,9 +85,12 @@ static sbio_code read_whole_file(const char *path, int missing_ok, char **data, 
     n += (size_t)got;
   }
   close(fd);
-  if (!rc && n > SBIO__CONFIG_MAX_BYTES)
+  if (!rc && n > SBIO__CONFIG_MAX_BYTES) {
+    char shown[SBIO__SHOWN_NAME_BUF];
     rc = sbio__error_set(err, SBIO_E_CONFIG, NULL,
-                         "%s: the file is larger than 1 MiB; configuration files are limited to 1 MiB", path);
+                         "%s: the file is larger than 1 MiB; configuration files are limited to 1 MiB",
+                         sbio__utf8_shown_name(path, shown, sizeof shown));
+  }
   if (rc) {
     free(buf);
     return rc;

@@ -14,8 +14,11 @@
 #define SBIO__QUOTE_BUF (SBIO__QUOTE_MAX * 4 + 16) /* room for escapes, "..." and quotes */
 
 /* The file being read. */
+#define SBIO__SHOWN_NAME_BUF 512 /* a file name in a message, escaped and cut (utf8.h) */
+
 typedef struct sbio__config_src {
-  const char *name; /* file name for messages */
+  const char *path; /* the file's name as given */
+  const char *name; /* the same for messages: escaped and cut (sbio__utf8_shown_name) */
   const char *data;
   size_t len;
   sbio_error *err;

@@ -5,6 +5,7 @@
  * caller cancelled). */
 #include "error_internal.h"
 #include "redact.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,24 +99,37 @@ int sbio_error_provider_status(const sbio_error *err) {
   return err ? err->provider_status : 0;
 }
 
+/* After a snprintf into buf that wanted `wanted` bytes: a text that did
+ * not fit ends in "..." on a character boundary, never inside a character
+ * (the message goes into JSON documents, which must be valid UTF-8). */
+static void fit(char *buf, size_t size, int wanted) {
+  if (wanted < 0 || (size_t)wanted < size || size < 4) return;
+  buf[size - 4] = '\0';
+  sbio__utf8_trim_tail(buf);
+  strcat(buf, "...");
+}
+
 sbio_code sbio__error_set(sbio_error *err, sbio_code code, const char *hint, const char *fmt, ...) {
   if (!err) return code;
   memset(err, 0, sizeof *err);
   err->code = code;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  fit(err->message, sizeof err->message, vsnprintf(err->message, sizeof err->message, fmt, ap));
   va_end(ap);
-  snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : sbio__code_default_hint(code));
+  fit(err->hint, sizeof err->hint,
+      snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : sbio__code_default_hint(code)));
   return code;
 }
 
 void sbio__error_set_backend(sbio_error *err, const char *backend) {
-  if (err && backend) snprintf(err->backend, sizeof err->backend, "%s", backend);
+  if (err && backend)
+    fit(err->backend, sizeof err->backend, snprintf(err->backend, sizeof err->backend, "%s", backend));
 }
 
 void sbio__error_set_sandbox_id(sbio_error *err, const char *id) {
-  if (err && id) snprintf(err->sandbox_id, sizeof err->sandbox_id, "%s", id);
+  if (err && id)
+    fit(err->sandbox_id, sizeof err->sandbox_id, snprintf(err->sandbox_id, sizeof err->sandbox_id, "%s", id));
 }
 
 void sbio__error_set_provider_status(sbio_error *err, int status) {
@@ -127,13 +141,12 @@ void sbio__error_prefix(sbio_error *err, const char *fmt, ...) {
   char prefix[512], old[sizeof err->message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(prefix, sizeof prefix, fmt, ap);
+  fit(prefix, sizeof prefix, vsnprintf(prefix, sizeof prefix, fmt, ap));
   va_end(ap);
   memcpy(old, err->message, sizeof old);
-  /* A message cut at the buffer's end is acceptable; using the result keeps
-   * -Wformat-truncation from flagging the deliberate truncation. */
-  if (snprintf(err->message, sizeof err->message, "%s: %s", prefix, old) >= (int)sizeof err->message)
-    err->message[sizeof err->message - 2] = '.';
+  /* A message cut at the buffer's end is acceptable; fit() uses the result,
+   * which keeps -Wformat-truncation from flagging the deliberate cut. */
+  fit(err->message, sizeof err->message, snprintf(err->message, sizeof err->message, "%s: %s", prefix, old));
 }
 
 sbio_code sbio__error_from_backend(sbio_error *err, const sbio_bk_error *bk, const char *backend) {
@@ -144,6 +157,9 @@ sbio_code sbio__error_from_backend(sbio_error *err, const sbio_bk_error *bk, con
   msg[sizeof bk->message] = '\0';
   memcpy(hint, bk->hint, sizeof bk->hint);
   hint[sizeof bk->hint] = '\0';
+  /* A backend's snprintf into its fixed buffers can end inside a character. */
+  sbio__utf8_trim_tail(msg);
+  sbio__utf8_trim_tail(hint);
   if (code == SBIO_OK) {
     sbio__error_set(err, SBIO_E_INTERNAL, NULL, "backend %s reported failure without an error code%s%s",
                     backend ? backend : "?", msg[0] ? ": " : "", msg);
@@ -161,7 +177,7 @@ sbio_code sbio__error_from_backend(sbio_error *err, const sbio_bk_error *bk, con
 static void redact_field(char *buf, size_t size, sbio__redactor *r) {
   char *clean = sbio__redact(r, buf);
   /* Out of memory: dropping the text is the only safe redaction. */
-  snprintf(buf, size, "%s", clean ? clean : SBIO_REDACTED);
+  fit(buf, size, snprintf(buf, size, "%s", clean ? clean : SBIO_REDACTED));
   free(clean);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "error_internal.h"
+#include "utf8.h"
 
 static void test_catalogue_names_and_classes(void **state) {
   (void)state;
@@ -89,11 +90,70 @@ static void test_backend_errors_are_sanitised(void **state) {
   sbio_error_free(err);
 }
 
+/* Whether all of s is well-formed UTF-8. */
+static int valid_utf8(const char *s) {
+  size_t n = strlen(s);
+  for (size_t i = 0, len; i < n; i += len)
+    if (!(len = sbio__utf8_char_len(s + i, n - i))) return 0;
+  return 1;
+}
+
+/* A message longer than the error's buffer, in two-byte characters at
+ * odd and even offsets: the cut lands between characters and says so. */
+static void test_long_messages_are_cut_on_a_character(void **state) {
+  (void)state;
+  char text[5000];
+  size_t o = 0;
+  for (int i = 0; i < 2400; i++) o += (size_t)snprintf(text + o, sizeof text - o, "\xc3\xa9");
+  sbio_error *err = sbio_error_new();
+  for (const char *lead = ""; lead; lead = lead[0] ? NULL : "x") {
+    sbio__error_set(err, SBIO_E_CONFIG, text, "%s%s", lead, text);
+    const char *m = sbio_error_message(err);
+    assert_true(strlen(m) <= 2047);
+    assert_true(strlen(m) > 2000);
+    assert_true(valid_utf8(m));
+    assert_string_equal(m + strlen(m) - 3, "...");
+    assert_true(valid_utf8(sbio_error_hint(err)));
+    sbio__error_prefix(err, "%sctx", lead);
+    assert_true(valid_utf8(sbio_error_message(err)));
+  }
+  /* A backend's buffer that ends inside a character. */
+  sbio_bk_error bk = {.size = sizeof bk, .code = SBIO_E_CREATE};
+  bk.message[0] = 'x';
+  for (size_t i = 1; i + 2 < sizeof bk.message; i += 2) memcpy(bk.message + i, "\xc3\xa9", 2);
+  bk.message[sizeof bk.message - 1] = '\xc3';
+  sbio__error_from_backend(err, &bk, "acme");
+  assert_true(valid_utf8(sbio_error_message(err)));
+  sbio_error_free(err);
+}
+
+static void test_shown_names(void **state) {
+  (void)state;
+  char buf[64];
+  assert_string_equal(sbio__utf8_shown_name("a\033[31m\nb\xff\xc3.yaml", buf, sizeof buf),
+                      "a\\x1b[31m\\x0ab\\xff\\xc3.yaml");
+  /* Valid characters stay; C1 and bidirectional controls are spelled out. */
+  assert_string_equal(sbio__utf8_shown_name("\xc3\xa9\xc2\x9b\xe2\x80\xae", buf, sizeof buf),
+                      "\xc3\xa9\\u{009b}\\u{202e}");
+  /* Too long: the end is kept behind "...", on a character. */
+  char name[300];
+  size_t o = 0;
+  for (int i = 0; i < 100; i++) o += (size_t)snprintf(name + o, sizeof name - o, "\xc3\xa9");
+  snprintf(name + o, sizeof name - o, "/c.yaml");
+  const char *shown = sbio__utf8_shown_name(name, buf, sizeof buf);
+  assert_true(strlen(shown) < sizeof buf);
+  assert_true(strncmp(shown, "...", 3) == 0);
+  assert_string_equal(shown + strlen(shown) - 7, "/c.yaml");
+  assert_true(valid_utf8(shown));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_catalogue_names_and_classes),
       cmocka_unit_test(test_set_and_default_hint),
       cmocka_unit_test(test_backend_errors_are_sanitised),
+      cmocka_unit_test(test_long_messages_are_cut_on_a_character),
+      cmocka_unit_test(test_shown_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
