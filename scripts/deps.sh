@@ -17,6 +17,7 @@ packages=(
   file groff-base                  # man page checks
   faketime                         # the suite under a clock set past the sources' freshness window
   abigail-tools                    # abidiff: the ABI against the baselines in abi/
+  python3-pytest mypy python3-setuptools python3-venv python3-pip  # the Python binding: tests, types, offline install
 )
 missing=()
 for p in "${packages[@]}"; do
