@@ -22,6 +22,7 @@
 #include "demux.h"
 #include "engine.h"
 #include "errmap.h"
+#include "exec_startfail.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -79,7 +80,9 @@ int sbio__dk_exec_inspect(dk_instance *inst, const char *exec_id, const sbio_bk_
   cJSON *root = cJSON_ParseWithLength(resp->body, resp->len);
   const cJSON *running = root ? cJSON_GetObjectItemCaseSensitive(root, "Running") : NULL;
   const cJSON *code = root ? cJSON_GetObjectItemCaseSensitive(root, "ExitCode") : NULL;
+  const cJSON *pid = root ? cJSON_GetObjectItemCaseSensitive(root, "Pid") : NULL;
   st->found = 1;
+  st->pid = cJSON_IsNumber(pid) ? (long)pid->valuedouble : -1;
   st->running = cJSON_IsTrue(running);
   st->has_exit = cJSON_IsNumber(code);
   st->exit_code = st->has_exit ? code->valueint : -1;
@@ -169,6 +172,7 @@ typedef struct exec_run {
   const sbio_bk_call *call;
   sbio_sdk_http_conn *conn; /* the exec's stream */
   dk_demux demux;
+  dk_startfail startfail; /* the engine's text for a program that never started */
   char exec_id[80];
   size_t stdin_sent;
   int stdin_closed;
@@ -177,9 +181,14 @@ typedef struct exec_run {
   int container_exit;
 } exec_run;
 
-static void deliver(void *user, int stream, const char *data, size_t len) {
+static void pass_on(void *user, int stream, const char *data, size_t len) {
   exec_run *r = user;
   if (r->req->output && len) r->req->output(r->req->output_user, stream, data, len);
+}
+
+static void deliver(void *user, int stream, const char *data, size_t len) {
+  exec_run *r = user;
+  sbio__dk_startfail_feed(&r->startfail, stream, data, len, pass_on, r);
 }
 
 /* Drains what is readable now. END_EOF/END_LOST end the stream; -1: more later. */
@@ -300,7 +309,8 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
                             r->exec_id);
     }
     if (!st.running && st.has_exit) {
-      *exit_code = st.exit_code;
+      const char *program = r->req->shell ? "/bin/sh" : r->req->argv[0];
+      *exit_code = sbio__dk_startfail_finish(&r->startfail, st.exit_code, st.pid, program, pass_on, r);
       return SBIO_OK;
     }
     if (i >= 20 || sbio_bk_remaining_ns(&after) == 0) break;
@@ -422,6 +432,7 @@ int sbio__dk_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   char *body = exec_body(req, token);
   if (!body) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the exec request");
   exec_run r = {.sb = sb, .req = req, .call = call};
+  sbio__dk_startfail_init(&r.startfail);
   sbio_sdk_http_response resp;
   int created = sbio__dk_exec_create(inst, sb->id, body, call, r.exec_id, sizeof r.exec_id, &resp);
   free(body);
@@ -440,5 +451,7 @@ int sbio__dk_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
     return rc;
   }
   sbio_sdk_http_response_free(&resp);
-  return run(&r, token, start, exit_code, err);
+  rc = run(&r, token, start, exit_code, err);
+  sbio__dk_startfail_flush(&r.startfail, pass_on, &r); /* whatever was held is the command's */
+  return rc;
 }

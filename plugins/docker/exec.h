@@ -14,6 +14,7 @@ typedef struct dk_exec_state {
   int running; /* its process is alive */
   int has_exit;
   int exit_code;
+  long pid; /* 0: no process ever ran (the runtime could not start it); -1 unknown */
 } dk_exec_state;
 
 /* POST /containers/{id}/exec with `body`; the exec id into out (65 bytes).

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 
 static dx_env env;
@@ -124,12 +125,85 @@ static void test_exit_codes(void **state) {
     assert_int_equal(dx_sh(f->sb, script, 30, &code, NULL, NULL), SBIO_OK);
     assert_int_equal(code, codes[i]);
   }
-  const char *missing[] = {"/no/such/program", NULL};
-  sbio_exec_result *r = run_argv(f->sb, missing, NULL, SBIO_OK);
-  assert_true(sbio_exec_result_exit_code(r) == 126 || sbio_exec_result_exit_code(r) == 127);
-  size_t len;
-  assert_non_null(strstr(sbio_exec_result_stdout(r, &len), "no such file"));
+}
+
+/* A program the runtime cannot start is what a shell makes of it: a
+ * message on stderr naming the program, nothing on stdout, exit code 127
+ * when it does not exist (a path or a name not on PATH), 126 when it is not
+ * executable. A command that prints the engine's words itself and exits
+ * 126 is passed through untouched (a process ran). */
+static void test_missing_program_is_127_on_stderr(void **state) {
+  fx *f = *state;
+  static const struct {
+    const char *program;
+    int code;
+    const char *says;
+  } cases[] = {
+      {"/no/such/program", 127, "command not found"},
+      {"no-such-command-on-path", 127, "command not found"},
+      {"/etc/passwd", 126, "cannot run"},
+      {"/etc", 126, "cannot run"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *argv[] = {cases[i].program, NULL};
+    sbio_exec_result *r = run_argv(f->sb, argv, NULL, SBIO_OK);
+    size_t out_len = 0, err_len = 0;
+    sbio_exec_result_stdout(r, &out_len);
+    const char *said = sbio_exec_result_stderr(r, &err_len);
+    fprintf(stderr, "%s -> %d: %s", cases[i].program, sbio_exec_result_exit_code(r), said);
+    assert_int_equal(sbio_exec_result_exit_code(r), cases[i].code);
+    assert_int_equal(out_len, 0);
+    assert_non_null(strstr(said, cases[i].program));
+    assert_non_null(strstr(said, cases[i].says));
+    sbio_exec_result_free(r);
+  }
+  /* A missing working directory: the program is there, it cannot run. */
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_cwd(o, "/no/such/dir");
+  const char *t[] = {"true", NULL};
+  sbio_exec_result *r = run_argv(f->sb, t, o, SBIO_OK);
+  assert_int_equal(sbio_exec_result_exit_code(r), 126);
+  assert_non_null(strstr(sbio_exec_result_stderr(r, NULL), "/no/such/dir"));
   sbio_exec_result_free(r);
+  sbio_exec_options_free(o);
+  /* The same words from a process that ran are its own output. */
+  const char *lookalike[] = {"sh", "-c", "printf 'OCI runtime exec failed: no such file or directory'; exit 126", NULL};
+  r = run_argv(f->sb, lookalike, NULL, SBIO_OK);
+  assert_int_equal(sbio_exec_result_exit_code(r), 126);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "OCI runtime exec failed: no such file or directory");
+  size_t err_len = 1;
+  sbio_exec_result_stderr(r, &err_len);
+  assert_int_equal(err_len, 0);
+  sbio_exec_result_free(r);
+}
+
+/* The CLI, exactly as a user types it: `sbio run -b docker://IMG -- /no/such`
+ * says so on stderr and exits 127, like a shell. */
+static void test_cli_missing_program_exits_127(void **state) {
+  (void)state;
+  dx_host h;
+  assert_int_equal(dx_open(&h, &env, "runc", NULL), 0);
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s --config %s run -b docker://%s -- /no/such 2>%s/stderr.txt", DX_SBIO, h.config,
+           env.image, h.dir);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  char out[256];
+  size_t n = fread(out, 1, sizeof out, p);
+  int status = pclose(p);
+  assert_int_equal(n, 0); /* nothing on stdout */
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 127);
+  char path[400], said[4096];
+  snprintf(path, sizeof path, "%s/stderr.txt", h.dir);
+  FILE *fp = fopen(path, "r");
+  assert_non_null(fp);
+  size_t m = fread(said, 1, sizeof said - 1, fp);
+  fclose(fp);
+  said[m] = '\0';
+  fprintf(stderr, "sbio run said: %s", said);
+  assert_non_null(strstr(said, "/no/such: command not found"));
+  dx_close(&h);
 }
 
 static void test_stdin(void **state) {
@@ -436,6 +510,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_exit_codes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_stdin, setup, teardown),
       cmocka_unit_test(test_env_and_cwd),
+      cmocka_unit_test_setup_teardown(test_missing_program_is_127_on_stderr, setup, teardown),
+      cmocka_unit_test(test_cli_missing_program_exits_127),
       cmocka_unit_test_setup_teardown(test_large_output_streams, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deadline_kills_the_process, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kill_from_another_thread_ends_exec, setup, teardown),

@@ -4,6 +4,7 @@
 #include "demux.h"
 #include "endpoint.h"
 #include "engine.h"
+#include "exec_startfail.h"
 #include "imageref.h"
 #include "paths.h"
 #include "settings.h"
@@ -283,6 +284,79 @@ static void test_tar_header_round_trip(void **state) {
   free(t);
 }
 
+/* What the exec passes on around the engine's text for a program that never
+ * started (exec_startfail.c), delivered in pieces as the demuxer would. */
+typedef struct sf_out {
+  char data[3][4096];
+  size_t len[3];
+} sf_out;
+
+static void sf_collect(void *user, int stream, const char *data, size_t len) {
+  sf_out *o = user;
+  memcpy(o->data[stream] + o->len[stream], data, len);
+  o->len[stream] += len;
+  o->data[stream][o->len[stream]] = '\0';
+}
+
+static int sf_run(const char *text, size_t split, int stream, int exit_code, long pid, sf_out *o) {
+  dk_startfail h;
+  sbio__dk_startfail_init(&h);
+  memset(o, 0, sizeof *o);
+  size_t n = strlen(text);
+  if (split > n) split = n;
+  sbio__dk_startfail_feed(&h, stream, text, split, sf_collect, o);
+  sbio__dk_startfail_feed(&h, stream, text + split, n - split, sf_collect, o);
+  int code = sbio__dk_startfail_finish(&h, exit_code, pid, "/no/such", sf_collect, o);
+  sbio__dk_startfail_flush(&h, sf_collect, o); /* idempotent once finished */
+  return code;
+}
+
+static void test_start_failure_becomes_a_shell_answer(void **state) {
+  (void)state;
+  static const char missing[] = "OCI runtime exec failed: exec failed: unable to start container process: exec: "
+                                "\"/no/such\": stat /no/such: no such file or directory: unknown\r\n";
+  static const char not_exec[] = "OCI runtime exec failed: exec failed: unable to start container process: exec: "
+                                 "\"/etc/passwd\": permission denied: unknown\r\n";
+  static const char no_cwd[] = "OCI runtime exec failed: exec failed: unable to start container process: chdir to "
+                               "cwd (\"/nope\") set in config.json failed: no such file or directory: unknown\r\n";
+  static const char gvisor[] =
+      "OCI runtime exec failed: executing processes for container: executing command "
+      "\"/no/such\" in sandbox: failed to load /no/such: no such file or directory: unknown\r\n";
+  sf_out o;
+  for (size_t split = 0; split < sizeof missing; split += 7) {
+    assert_int_equal(sf_run(missing, split, 1, 126, 0, &o), 127);
+    assert_int_equal(o.len[1], 0);
+    assert_non_null(strstr(o.data[2], "sbio: /no/such: command not found (OCI runtime exec failed"));
+    assert_non_null(strstr(o.data[2], "unknown)\n")); /* one line, the engine's CR LF dropped */
+  }
+  assert_int_equal(sf_run(gvisor, 10, 1, 126, 0, &o), 127);
+  assert_int_equal(sf_run(not_exec, 3, 1, 126, 0, &o), 126);
+  assert_non_null(strstr(o.data[2], "cannot run it"));
+  assert_int_equal(sf_run(no_cwd, 50, 1, 126, 0, &o), 126);
+  /* A process ran (Pid), or another exit code, or stderr: passed through. */
+  assert_int_equal(sf_run(missing, 10, 1, 126, 4242, &o), 126);
+  assert_string_equal(o.data[1], missing);
+  assert_int_equal(o.len[2], 0);
+  assert_int_equal(sf_run(missing, 10, 1, 1, 0, &o), 1);
+  assert_string_equal(o.data[1], missing);
+  assert_int_equal(sf_run(missing, 10, 2, 126, 0, &o), 126);
+  assert_string_equal(o.data[2], missing);
+  /* Ordinary output is not held: it is passed on as it comes. */
+  dk_startfail h;
+  sbio__dk_startfail_init(&h);
+  memset(&o, 0, sizeof o);
+  sbio__dk_startfail_feed(&h, 1, "hello", 5, sf_collect, &o);
+  assert_string_equal(o.data[1], "hello");
+  /* A held prefix is released, in order, by the next stderr bytes. */
+  sbio__dk_startfail_init(&h);
+  memset(&o, 0, sizeof o);
+  sbio__dk_startfail_feed(&h, 1, "OCI", 3, sf_collect, &o);
+  assert_int_equal(o.len[1], 0);
+  sbio__dk_startfail_feed(&h, 2, "e", 1, sf_collect, &o);
+  assert_string_equal(o.data[1], "OCI");
+  assert_string_equal(o.data[2], "e");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_demux_any_split),
@@ -294,6 +368,7 @@ int main(void) {
       cmocka_unit_test(test_paths),
       cmocka_unit_test(test_version_cmp),
       cmocka_unit_test(test_tar_header_round_trip),
+      cmocka_unit_test(test_start_failure_becomes_a_shell_answer),
   };
   return cmocka_run_group_tests_name("docker_units", tests, NULL, NULL);
 }

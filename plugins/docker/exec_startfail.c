@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* See exec_startfail.h. Holding is decided by content alone (stdout that
+ * is still a prefix of the engine's text, nothing on stderr yet); only the
+ * exec's inspect (exit code 126 and Pid 0: no process ever ran) turns the
+ * text into a start failure, so a command that prints the same words is
+ * never rewritten. A command whose first stdout bytes are a prefix of the
+ * engine's text sees them a little later, with its next output. */
+#include "exec_startfail.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define ENGINE_TEXT "OCI runtime exec failed"
+#define ENGINE_EXIT 126
+
+void sbio__dk_startfail_init(dk_startfail *h) {
+  h->len = 0;
+  h->done = 0;
+}
+
+void sbio__dk_startfail_flush(dk_startfail *h, dk_demux_out out, void *user) {
+  if (!h->done && h->len) out(user, 1, h->held, h->len);
+  h->len = 0;
+  h->done = 1;
+}
+
+/* Whether held + data can still be (the start of) the engine's text. */
+static int may_be_engine_text(const dk_startfail *h, const char *data, size_t len) {
+  if (h->len + len > sizeof h->held) return 0;
+  size_t have = h->len + len, want = strlen(ENGINE_TEXT);
+  size_t check = have < want ? have : want;
+  for (size_t i = 0; i < check; i++) {
+    char c = i < h->len ? h->held[i] : data[i - h->len];
+    if (c != ENGINE_TEXT[i]) return 0;
+  }
+  return 1;
+}
+
+void sbio__dk_startfail_feed(dk_startfail *h, int stream, const char *data, size_t len, dk_demux_out out, void *user) {
+  if (!len) return;
+  if (!h->done && stream == 1 && may_be_engine_text(h, data, len)) {
+    memcpy(h->held + h->len, data, len);
+    h->len += len;
+    return;
+  }
+  sbio__dk_startfail_flush(h, out, user);
+  out(user, stream, data, len);
+}
+
+/* Not found: the program (or a path to it) does not exist. A missing
+ * working directory also says "no such file or directory", but it is not
+ * the program that is missing: that one "cannot run" (126). */
+static int not_found(const char *text) {
+  if (strstr(text, "executable file not found")) return 1;
+  if (strstr(text, "cwd") || strstr(text, "working directory")) return 0;
+  return strstr(text, "no such file or directory") != NULL;
+}
+
+int sbio__dk_startfail_finish(dk_startfail *h, int exit_code, long pid, const char *program, dk_demux_out out,
+                              void *user) {
+  size_t want = strlen(ENGINE_TEXT);
+  if (h->done || exit_code != ENGINE_EXIT || pid != 0 || h->len < want || memchr(h->held, '\0', h->len)) {
+    sbio__dk_startfail_flush(h, out, user);
+    return exit_code;
+  }
+  char text[DK_STARTFAIL_HOLD + 1];
+  size_t n = h->len;
+  while (n && (h->held[n - 1] == '\n' || h->held[n - 1] == '\r')) n--;
+  memcpy(text, h->held, n);
+  text[n] = '\0';
+  int code = not_found(text) ? 127 : 126;
+  char msg[DK_STARTFAIL_HOLD + 400];
+  int m = snprintf(msg, sizeof msg, "sbio: %.200s: %s (%s)\n", program && program[0] ? program : "the command",
+                   code == 127 ? "command not found" : "cannot run it", text);
+  h->len = 0;
+  h->done = 1;
+  if (m > 0) out(user, 2, msg, (size_t)m < sizeof msg ? (size_t)m : sizeof msg - 1);
+  return code;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* A program the runtime could not start (missing, not executable, a
+ * missing working directory). Docker's engine does not report that as an
+ * error: the exec "ends" with exit code 126, its inspect shows Pid 0 (no
+ * process ever ran), and the runtime's text ("OCI runtime exec failed: ...")
+ * arrives as the exec's stdout. A shell (and Podman) say it on stderr and
+ * exit 127 for a program not found, 126 for one that cannot run. So the
+ * exec holds back stdout that can still be the engine's text, and once the
+ * exit code is known either passes it on untouched (a process ran) or turns
+ * it into that shell convention. */
+#ifndef SBIO_DOCKER_EXEC_STARTFAIL_H
+#define SBIO_DOCKER_EXEC_STARTFAIL_H
+
+#include "demux.h"
+
+#include <stddef.h>
+
+#define DK_STARTFAIL_HOLD 2048 /* the engine's text is one short line */
+
+typedef struct dk_startfail {
+  char held[DK_STARTFAIL_HOLD];
+  size_t len;
+  int done; /* no longer holding: everything passes straight through */
+} dk_startfail;
+
+void sbio__dk_startfail_init(dk_startfail *h);
+/* Output of the exec, on its way to `out`: stdout that may still be the
+ * engine's text is kept; anything else first releases what was kept. */
+void sbio__dk_startfail_feed(dk_startfail *h, int stream, const char *data, size_t len, dk_demux_out out, void *user);
+/* Releases what was kept, as stdout (the process ran after all). */
+void sbio__dk_startfail_flush(dk_startfail *h, dk_demux_out out, void *user);
+/* The exec ended with `exit_code`, its inspect saying `pid`. When nothing
+ * ran and the kept text is the engine's, writes a message naming
+ * `program` to stderr and returns the shell's code (127 not found, 126
+ * cannot run); otherwise releases the kept text and returns exit_code. */
+int sbio__dk_startfail_finish(dk_startfail *h, int exit_code, long pid, const char *program, dk_demux_out out,
+                              void *user);
+
+#endif
