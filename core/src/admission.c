@@ -13,11 +13,12 @@ sbio_code sbio__admit_request(sbio_host *host, const struct sbio_backend_info *b
                               sbio_caps needed, sbio__admission *a, sbio_error *err) {
   a->required = SBIO_TIER_UNKNOWN;
   a->needed = needed;
+  a->cited = NULL;
   sbio_code rc = sbio__host_check_usable(b, err);
   if (rc == SBIO_OK) rc = sbio__policy_required_tier(host, caller_set, caller, &a->required, err);
   /* The tier before the capabilities: an operator's floor is the stronger
    * statement, and the one a caller must hear first. */
-  if (rc == SBIO_OK) rc = sbio__policy_precheck(host, b, a->required, err);
+  if (rc == SBIO_OK) rc = sbio__policy_precheck(host, b, a->required, &a->cited, err);
   if (rc == SBIO_OK) rc = sbio__policy_capabilities(host, b, a->needed, err);
   return rc;
 }

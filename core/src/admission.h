@@ -26,6 +26,9 @@
 typedef struct sbio__admission {
   sbio_tier required; /* the tier to meet; UNKNOWN when nothing is required */
   sbio_caps needed;   /* every capability the request needs */
+  /* The mechanism a tier refusal of stage 1 cites (its name, source and
+   * date are in the message), so the denial event can carry them. */
+  const struct sbio__mechanism *cited;
 } sbio__admission;
 
 /* Stage 1: metadata only (no backend code runs, nothing is loaded).

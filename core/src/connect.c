@@ -139,7 +139,7 @@ sbio_code sbio_sandbox_connect_ex(sbio_host *host, const char *backend, const ch
   if (rc != SBIO_OK) {
     /* Built only on a refusal: an admitted connect builds no denial. */
     sbio__event_begin(&ev, host, "connect_denied");
-    sbio__event_backend(&ev, b, NULL);
+    sbio__event_backend(&ev, b, gate.cited); /* the mechanism the message cites */
     sbio__event_str(&ev, "sandbox_id", sandbox_id);
     sbio__admission_event_fields(&ev, &gate);
     sbio__error_set_sandbox_id(err, sandbox_id);

@@ -43,7 +43,8 @@ static sbio_code deny(sbio_host *host, const struct sbio_backend_info *b, const 
 }
 
 sbio_code sbio__policy_precheck(sbio_host *host, const struct sbio_backend_info *b, sbio_tier required,
-                                sbio_error *err) {
+                                const sbio__mechanism **cited, sbio_error *err) {
+  *cited = NULL;
   if (required == SBIO_TIER_UNKNOWN) return SBIO_OK;
   const sbio__mechanism *best = NULL;
   for (size_t i = 0; i < b->meta.n_mechs; i++) {
@@ -53,6 +54,7 @@ sbio_code sbio__policy_precheck(sbio_host *host, const struct sbio_backend_info 
   }
   char offer[700];
   describe_offer(best, offer, sizeof offer);
+  *cited = best;
   return deny(host, b, offer, required, err);
 }
 

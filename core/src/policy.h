@@ -13,9 +13,10 @@ sbio_code sbio__policy_required_tier(sbio_host *host, int caller_set, sbio_tier 
                                      sbio_error *err);
 /* Fails when no declared mechanism of the backend could satisfy the
  * requirement -- decided from metadata alone, so the backend's code is not
- * even loaded. */
+ * even loaded. On that refusal *cited is the mechanism the message names
+ * (the strongest declared; NULL when none is declared). */
 sbio_code sbio__policy_precheck(sbio_host *host, const struct sbio_backend_info *b, sbio_tier required,
-                                sbio_error *err);
+                                const sbio__mechanism **cited, sbio_error *err);
 /* Checks the mechanism the backend planned (or observed). *mech receives
  * its metadata entry (NULL if the backend named an undeclared one, which
  * counts as UNKNOWN). */

@@ -177,14 +177,13 @@ static sbio_code resolve_request(sbio_host *host, const char *uri, const struct 
 static sbio_code deny(sbio_host *host, const pre_create *p, int check, int planned, sbio_code rc, sbio_error *err) {
   sbio__event ev;
   sbio__event_begin(&ev, host, "create_denied");
-  sbio__event_backend(&ev, p->b, NULL);
+  /* The mechanism the refusal's message cites: the planned one (stage 2),
+   * or the declared one stage 1 found strongest. */
+  sbio__event_backend(&ev, p->b, planned ? p->mech : p->gate.cited);
+  if (planned) sbio__event_str(&ev, "mechanism", p->planned);
   sbio__event_str(&ev, "template", p->tmpl);
   if (check) sbio__event_int(&ev, "check", 1);
   sbio__admission_event_fields(&ev, &p->gate);
-  if (planned) {
-    sbio__event_backend(&ev, p->b, p->mech);
-    sbio__event_str(&ev, "mechanism", p->planned);
-  }
   return sbio__audit_finish(host, &ev, rc, err);
 }
 

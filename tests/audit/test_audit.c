@@ -313,6 +313,20 @@ static void test_real_events_match_schema(void **state) {
     if (!strcmp(name, "create_denied") || !strcmp(name, "connect_denied")) {
       assert_string_equal(str(ev, "required_tier"), "MICROVM");
       assert_true(cJSON_IsArray(cJSON_GetObjectItem(ev, "required_capabilities")));
+      /* The mechanism, source and date the refusal's own message cites. */
+      const char *error = str(ev, "error");
+      assert_non_null(error);
+      /* Null on main before the denial carried them. */
+      assert_non_null(str(ev, "mechanism"));
+      assert_non_null(str(ev, "source_url"));
+      assert_non_null(str(ev, "verified_on"));
+      assert_string_equal(str(ev, "mechanism"), "none");
+      assert_non_null(strstr(error, "mechanism \"none\""));
+      assert_string_equal(str(ev, "verified_on"), "2026-11-29");
+      assert_non_null(strstr(error, "verified 2026-11-29"));
+      assert_non_null(strstr(str(ev, "source_url"), "https://"));
+      assert_non_null(strstr(error, str(ev, "source_url")));
+      assert_string_equal(str(ev, "tier"), "CONTAINER");
     }
     if (!strcmp(name, "connected")) assert_string_equal(str(ev, "mechanism"), "none");
     if (!strcmp(name, "connect_failed")) assert_string_equal(str(ev, "error_code"), "SBX_E1202");
