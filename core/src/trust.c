@@ -7,7 +7,7 @@
  * say exactly what is missing. */
 #include "trust.h"
 
-#include <curl/curl.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,49 +67,91 @@ static int url_fail(char *reason, size_t reason_size, const char *text) {
   return -1;
 }
 
-/* libcurl reads "https:///x" as host "x"; a source must spell its host out,
- * so the raw text needs a non-empty authority after "://". */
-static int has_authority(const char *url) {
-  const char *sep = strstr(url, "://");
-  if (sep == NULL) return 0;
-  char first = sep[3];
-  return first != '\0' && first != '/' && first != '?' && first != '#';
+/* A host name or IPv4 address: letters, digits, "-", "." , "_", "~" and
+ * percent-escapes, nothing else (RFC 3986's reg-name without the
+ * sub-delimiters, which no documentation host uses). */
+static int host_ok(const char *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)p[i];
+    if (c == '%') {
+      if (i + 2 >= n || !isxdigit((unsigned char)p[i + 1]) || !isxdigit((unsigned char)p[i + 2])) return 0;
+      i += 2;
+    } else if (!isalnum(c) && c != '-' && c != '.' && c != '_' && c != '~') {
+      return 0;
+    }
+  }
+  return 1;
 }
 
-/* True when the URL handle has `part` set (user or password). */
-static int has_part(CURLU *h, CURLUPart part) {
-  char *value = NULL;
-  CURLUcode rc = curl_url_get(h, part, &value, 0);
-  curl_free(value);
-  return rc == CURLUE_OK;
+/* An IPv6 literal's inside, without the brackets. */
+static int ipv6_ok(const char *p, size_t n) {
+  if (n == 0) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isxdigit((unsigned char)p[i]) && p[i] != ':' && p[i] != '.') return 0;
+  return 1;
 }
 
+/* Empty, or decimal digits naming a port in 0..65535. */
+static int port_ok(const char *p, size_t n) {
+  long v = 0;
+  if (n > 5) return 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isdigit((unsigned char)p[i])) return 0;
+    v = v * 10 + (p[i] - '0');
+  }
+  return v <= 65535;
+}
+
+/* The URL is parsed here rather than with a URL library so that judging a
+ * backend's metadata (every `sbio` command) loads nothing: scheme "://"
+ * authority [path] [?query] [#fragment], printable ASCII only. */
 int sbio__source_url_check(const char *url, char *reason, size_t reason_size) {
   if (url == NULL || *url == '\0') return url_fail(reason, reason_size, "no source url");
-  CURLU *h = curl_url();
-  if (h == NULL) return url_fail(reason, reason_size, "out of memory checking the source url");
-
-  int rc = -1;
-  char *scheme = NULL, *host = NULL;
-  if (curl_url_set(h, CURLUPART_URL, url, 0) != CURLUE_OK) {
-    url_fail(reason, reason_size, "source url does not parse");
-  } else if (curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK || scheme == NULL) {
-    url_fail(reason, reason_size, "source url has no scheme");
-  } else if (strcmp(scheme, "https") != 0) {
+  for (const unsigned char *p = (const unsigned char *)url; *p; p++)
+    if (*p <= 0x20 || *p >= 0x7f) return url_fail(reason, reason_size, "source url does not parse");
+  /* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) */
+  size_t slen = 0;
+  if (!isalpha((unsigned char)url[0])) return url_fail(reason, reason_size, "source url does not parse");
+  while (isalnum((unsigned char)url[slen]) || url[slen] == '+' || url[slen] == '-' || url[slen] == '.') slen++;
+  if (strncmp(url + slen, "://", 3) != 0) return url_fail(reason, reason_size, "source url does not parse");
+  char scheme[17];
+  size_t shown = slen < sizeof scheme - 1 ? slen : sizeof scheme - 1;
+  for (size_t i = 0; i < shown; i++) scheme[i] = (char)tolower((unsigned char)url[i]);
+  scheme[shown] = '\0';
+  if (slen != 5 || strcmp(scheme, "https") != 0) {
     /* Only the scheme is echoed: the rest of the URL might carry secrets. */
-    if (reason != NULL && reason_size > 0) snprintf(reason, reason_size, "source url is not https (\"%.16s\")", scheme);
-  } else if (!has_authority(url) || curl_url_get(h, CURLUPART_HOST, &host, 0) != CURLUE_OK || host == NULL ||
-             *host == '\0') {
-    url_fail(reason, reason_size, "source url has no host");
-  } else if (has_part(h, CURLUPART_USER) || has_part(h, CURLUPART_PASSWORD)) {
-    url_fail(reason, reason_size, "source url contains credentials");
-  } else {
-    rc = 0;
+    if (reason != NULL && reason_size > 0) snprintf(reason, reason_size, "source url is not https (\"%s\")", scheme);
+    return -1;
   }
-  curl_free(scheme);
-  curl_free(host);
-  curl_url_cleanup(h);
-  return rc;
+  const char *auth = url + slen + 3;
+  size_t alen = strcspn(auth, "/?#");
+  if (memchr(auth, '@', alen)) return url_fail(reason, reason_size, "source url contains credentials");
+  const char *host = auth, *port = NULL;
+  size_t hlen = alen;
+  int host_valid;
+  if (alen > 0 && auth[0] == '[') {
+    const char *close = memchr(auth, ']', alen);
+    if (!close) return url_fail(reason, reason_size, "source url does not parse");
+    host = auth + 1;
+    hlen = (size_t)(close - host);
+    host_valid = ipv6_ok(host, hlen);
+    const char *after = close + 1;
+    if (after < auth + alen) {
+      if (*after != ':') return url_fail(reason, reason_size, "source url does not parse");
+      port = after + 1;
+    }
+  } else {
+    const char *colon = memchr(auth, ':', alen);
+    if (colon) {
+      hlen = (size_t)(colon - auth);
+      port = colon + 1;
+    }
+    host_valid = host_ok(host, hlen);
+  }
+  if (hlen == 0) return url_fail(reason, reason_size, "source url has no host");
+  if (!host_valid || (port && !port_ok(port, (size_t)(auth + alen - port))))
+    return url_fail(reason, reason_size, "source url does not parse");
+  return 0;
 }
 
 /* ------------------------------------------------------------- evaluation */

@@ -19,8 +19,10 @@ typedef struct sbio__trust_policy {
  * honoured). Returns 0 and the day number since 1970-01-01, or -1. */
 int sbio__date_parse(const char *text, int64_t *days_since_epoch);
 
-/* Checks a source URL with libcurl's URL API: must parse, scheme https, a
- * non-empty host, no credentials. Returns 0, or -1 with a reason. */
+/* Checks a source URL: must parse (printable ASCII, scheme "://"
+ * authority), scheme https, a non-empty host (a name, an IPv4 address or
+ * a bracketed IPv6 one), a port if any in range, no credentials. Returns
+ * 0, or -1 with a reason that never repeats more than the scheme. */
 int sbio__source_url_check(const char *url, char *reason, size_t reason_size);
 
 /* Fills m->effective, m->stale, m->age_days and m->reason. effective is

@@ -109,6 +109,18 @@ static void test_url_check(void **state) {
       {"https://exa mple.com/", "source url does not parse"},
       {"https://example.com:99999/", "source url does not parse"},
       {"not a url at all", "source url does not parse"},
+      {"https://example.com:8x/", "source url does not parse"},
+      {"https://example.com:443/", NULL},
+      {"https://[2001:db8::1/doc", "source url does not parse"},
+      {"https://[2001:db8::1]x/doc", "source url does not parse"},
+      {"https://[]/doc", "source url has no host"},
+      {"https://:443/doc", "source url has no host"},
+      {"https://exa<mple.com/", "source url does not parse"},
+      {"https://example.com/\x01", "source url does not parse"},
+      {"https://ex%41mple.com/", NULL},
+      {"https://ex%4mple.com/", "source url does not parse"},
+      {"1https://example.com/", "source url does not parse"},
+      {"mailto:someone@example.com", "source url does not parse"},
       {"", "no source url"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
