@@ -2,9 +2,9 @@
 #include "otlp_export.h"
 
 #include "clock.h"
+#include "curl_load.h"
 #include "otlp_json.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sandboxio/sandboxio.h>
@@ -21,6 +21,7 @@ struct sbio__exporter {
   pthread_mutex_t lock;
   pthread_cond_t wake; /* the thread: spans queued, or stop */
   sbio__trace_settings s;
+  const sbio__curl_api *cu; /* libcurl, loaded when the exporter is made */
   struct curl_slist *headers;
   CURL *curl; /* the thread's; reused so requests share a connection */
   cJSON **ring;
@@ -34,32 +35,23 @@ struct sbio__exporter {
   int failing, failure_reported;
 };
 
-/* The process-wide libcurl rule (docs/backend-abi.md, "Process-wide
- * libraries"): initialised once before the first handle, never cleaned up,
- * since backends and the application in this process may use libcurl too. */
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_result = CURLE_FAILED_INIT;
-static void curl_init(void) {
-  curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 static void exporter_free(sbio__exporter *e) {
   for (size_t i = 0; i < e->count; i++) cJSON_Delete(e->ring[(e->head + i) % e->s.max_queue]);
   free(e->ring);
-  if (e->curl) curl_easy_cleanup(e->curl);
-  curl_slist_free_all(e->headers);
+  if (e->curl) e->cu->easy_cleanup(e->curl);
+  if (e->headers) e->cu->slist_free_all(e->headers);
   sbio__trace_settings_free(&e->s);
   pthread_cond_destroy(&e->wake);
   pthread_mutex_destroy(&e->lock);
   free(e);
 }
 
-static struct curl_slist *build_headers(const sbio__trace_settings *s) {
-  struct curl_slist *list = curl_slist_append(NULL, "Content-Type: application/json");
+static struct curl_slist *build_headers(const sbio__curl_api *cu, const sbio__trace_settings *s) {
+  struct curl_slist *list = cu->slist_append(NULL, "Content-Type: application/json");
   /* No "Expect: 100-continue" round trip before a large batch. */
-  struct curl_slist *no_expect = list ? curl_slist_append(list, "Expect:") : NULL;
+  struct curl_slist *no_expect = list ? cu->slist_append(list, "Expect:") : NULL;
   if (!no_expect) {
-    curl_slist_free_all(list);
+    if (list) cu->slist_free_all(list);
     return NULL;
   }
   list = no_expect;
@@ -69,11 +61,11 @@ static struct curl_slist *build_headers(const sbio__trace_settings *s) {
     struct curl_slist *grown = NULL;
     if (line) {
       snprintf(line, n, "%s: %s", s->headers.keys[i], s->headers.values[i]);
-      grown = curl_slist_append(list, line);
+      grown = cu->slist_append(list, line);
       free(line);
     }
     if (!grown) {
-      curl_slist_free_all(list);
+      cu->slist_free_all(list);
       return NULL;
     }
     list = grown;
@@ -81,9 +73,15 @@ static struct curl_slist *build_headers(const sbio__trace_settings *s) {
   return list;
 }
 
-sbio__exporter *sbio__exporter_new(sbio__trace_settings *s) {
+sbio__exporter *sbio__exporter_new(sbio__trace_settings *s, char *why, size_t why_size) {
+  const sbio__curl_api *cu = sbio__curl(why, why_size);
+  if (!cu) return NULL;
   sbio__exporter *e = calloc(1, sizeof *e);
-  if (!e) return NULL;
+  if (!e) {
+    snprintf(why, why_size, "out of memory");
+    return NULL;
+  }
+  e->cu = cu;
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -96,8 +94,9 @@ sbio__exporter *sbio__exporter_new(sbio__trace_settings *s) {
   atomic_init(&e->stopping, 0);
   atomic_init(&e->deadline_ns, INT64_MAX);
   e->ring = calloc(e->s.max_queue, sizeof *e->ring);
-  e->headers = build_headers(&e->s);
+  e->headers = build_headers(cu, &e->s);
   if (!e->ring || !e->headers) {
+    snprintf(why, why_size, "out of memory");
     exporter_free(e);
     return NULL;
   }
@@ -120,21 +119,21 @@ static int check_abort(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
 
 static int prepare_curl(sbio__exporter *e) {
   if (e->curl) return 0;
-  pthread_once(&curl_once, curl_init);
-  if (curl_init_result != CURLE_OK || !(e->curl = curl_easy_init())) return -1;
+  const sbio__curl_api *cu = e->cu;
+  if (!(e->curl = cu->easy_init())) return -1;
   CURL *c = e->curl;
-  curl_easy_setopt(c, CURLOPT_URL, e->s.url);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, e->headers);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "sandboxio/" SBIO_VERSION_STRING);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* no SIGALRM in someone else's process */
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, e->s.timeout_ms);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, e->s.timeout_ms);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard_body);
-  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, check_abort);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, e);
+  cu->easy_setopt(c, CURLOPT_URL, e->s.url);
+  cu->easy_setopt(c, CURLOPT_HTTPHEADER, e->headers);
+  cu->easy_setopt(c, CURLOPT_USERAGENT, "sandboxio/" SBIO_VERSION_STRING);
+  cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* no SIGALRM in someone else's process */
+  cu->easy_setopt(c, CURLOPT_TIMEOUT_MS, e->s.timeout_ms);
+  cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, e->s.timeout_ms);
+  cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, discard_body);
+  cu->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  cu->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, check_abort);
+  cu->easy_setopt(c, CURLOPT_XFERINFODATA, e);
 #if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  cu->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #endif
   return 0;
 }
@@ -151,21 +150,22 @@ static int post_batch(sbio__exporter *e, cJSON *const *spans, size_t n, char *wh
     snprintf(why, size, "out of memory encoding %zu spans", n);
     return -1;
   }
+  const sbio__curl_api *cu = e->cu;
   char curl_error[CURL_ERROR_SIZE] = "";
-  curl_easy_setopt(e->curl, CURLOPT_ERRORBUFFER, curl_error);
-  curl_easy_setopt(e->curl, CURLOPT_POSTFIELDS, body);
-  curl_easy_setopt(e->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-  CURLcode res = curl_easy_perform(e->curl);
+  cu->easy_setopt(e->curl, CURLOPT_ERRORBUFFER, curl_error);
+  cu->easy_setopt(e->curl, CURLOPT_POSTFIELDS, body);
+  cu->easy_setopt(e->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+  CURLcode res = cu->easy_perform(e->curl);
   long status = 0;
-  curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, &status);
-  curl_easy_setopt(e->curl, CURLOPT_ERRORBUFFER, NULL);
-  curl_easy_setopt(e->curl, CURLOPT_POSTFIELDS, NULL);
+  cu->easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, &status);
+  cu->easy_setopt(e->curl, CURLOPT_ERRORBUFFER, NULL);
+  cu->easy_setopt(e->curl, CURLOPT_POSTFIELDS, NULL);
   cJSON_free(body);
   if (res != CURLE_OK) {
     snprintf(why, size, "cannot send spans to %s: %s", e->s.display_url,
              res == CURLE_ABORTED_BY_CALLBACK ? "the flush at host close ran out of time"
              : curl_error[0]                  ? curl_error
-                                              : curl_easy_strerror(res));
+                                              : cu->easy_strerror(res));
     return -1;
   }
   if (status < 200 || status > 299) {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The span exporter: a bounded queue drained by one thread per host that
- * POSTs batches as OTLP/HTTP JSON with libcurl. The caller's thread only
- * enqueues (never blocks on the network); when the queue is full the
- * oldest span is dropped and counted. The thread starts with the first
- * span. */
+ * POSTs batches as OTLP/HTTP JSON with libcurl, which is loaded when the
+ * first exporter is made (curl_load.h), never by a process that exports
+ * nothing. The caller's thread only enqueues (never blocks on the
+ * network); when the queue is full the oldest span is dropped and
+ * counted. The thread starts with the first span. */
 #ifndef SBIO_OTLP_EXPORT_H
 #define SBIO_OTLP_EXPORT_H
 
@@ -22,8 +23,10 @@ typedef struct sbio__export_stats {
   char last_error[256];     /* "" when no request failed */
 } sbio__export_stats;
 
-/* Takes the settings over (s is left empty). NULL on out of memory. */
-sbio__exporter *sbio__exporter_new(sbio__trace_settings *s);
+/* Takes the settings over (s is left empty). NULL with the reason in why
+ * when libcurl cannot be loaded or on out of memory; freeing s is then
+ * the caller's, and safe whether or not it was taken over. */
+sbio__exporter *sbio__exporter_new(sbio__trace_settings *s, char *why, size_t why_size);
 /* Takes the span over. Never blocks on the network. */
 void sbio__exporter_enqueue(sbio__exporter *e, cJSON *span);
 /* 1 once at the start of each run of failed requests, with the reason. */

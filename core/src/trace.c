@@ -48,9 +48,10 @@ sbio__tracer *sbio__tracer_open(sbio_host *host, const char *traceparent) {
   }
   sbio__tracer *t = calloc(1, sizeof *t);
   if (t) t->endpoint = strdup(s.display_url);
-  if (t && t->endpoint) t->exporter = sbio__exporter_new(&s);
+  char reason[256] = "out of memory";
+  if (t && t->endpoint) t->exporter = sbio__exporter_new(&s, reason, sizeof reason);
   if (!t || !t->endpoint || !t->exporter) {
-    sbio__log(host, SBIO_LOG_WARN, "out of memory starting the span exporter; spans are not exported");
+    sbio__log(host, SBIO_LOG_WARN, "cannot start the span exporter (%s); spans are not exported", reason);
     sbio__trace_settings_free(&s);
     if (t) free(t->endpoint);
     free(t);

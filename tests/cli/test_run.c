@@ -75,6 +75,28 @@ static void test_run_echo_streams_stdout_and_says_fake_once(void **state) {
   free(cfg);
 }
 
+/* Nothing in `sbio version` or a run on the fake needs HTTP, so neither
+ * maps libcurl (and the libraries it brings): the dynamic linker's own
+ * report of what it loaded says so. */
+static void test_version_and_fake_run_load_no_libcurl(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  const char *env[] = {"LD_DEBUG=libs", NULL};
+  h_opts o = {.env = env};
+  h_result r;
+  H_RUN(&r, &o, "--config", cfg, "version");
+  H_ASSERT_STATUS(&r, 0);
+  assert_true(h_contains(r.err, r.err_len, "libsandboxio.so")); /* the report is there */
+  assert_false(h_contains(r.err, r.err_len, "libcurl"));
+  h_result_free(&r);
+  H_RUN(&r, &o, "--config", cfg, "run", "--", "true");
+  H_ASSERT_STATUS(&r, 0);
+  assert_true(h_contains(r.err, r.err_len, "sbio-backend-fake.so"));
+  assert_false(h_contains(r.err, r.err_len, "libcurl"));
+  h_result_free(&r);
+  free(cfg);
+}
+
 static void test_run_passes_the_exit_status_through(void **state) {
   (void)state;
   char *cfg = empty_config();
@@ -476,6 +498,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_run_echo_streams_stdout_and_says_fake_once),
       cmocka_unit_test(test_run_passes_the_exit_status_through),
+      cmocka_unit_test(test_version_and_fake_run_load_no_libcurl),
       cmocka_unit_test(test_run_passes_stderr_through),
       cmocka_unit_test(test_run_shell_runs_one_script),
       cmocka_unit_test(test_run_env_reaches_the_command),

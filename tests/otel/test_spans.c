@@ -152,6 +152,39 @@ static const cJSON *span_named(const cJSON **spans, size_t n, const char *name) 
 
 /* --------------------------------------------------------------- tests */
 
+/* Whether libcurl is mapped into this process. */
+static int libcurl_mapped(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  assert_non_null(f);
+  char line[4096];
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) found = strstr(line, "/libcurl") != NULL;
+  fclose(f);
+  return found;
+}
+
+/* libcurl is loaded with the first exporter, never before: a process
+ * that exports no spans does not map it. First in the list, before any
+ * other test loads it. */
+static void test_libcurl_loaded_only_when_exporting(void **state) {
+  (void)state;
+  assert_false(libcurl_mapped());
+  char id[128];
+  sbio_host *h = open_host(NULL, NULL);
+  run_workload(h, id, sizeof id);
+  sbio_host_close(h);
+  assert_false(libcurl_mapped());
+  collector *c = collector_start(COLLECTOR_ANSWER, 200, 0);
+  setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector_url(c), 1);
+  h = open_host(NULL, NULL);
+  assert_true(libcurl_mapped());
+  run_workload(h, id, sizeof id);
+  sbio_host_close(h);
+  assert_true(collector_requests(c) > 0);
+  assert_string_equal(logged, "");
+  collector_stop(c);
+}
+
 static void test_spans_describe_operations(void **state) {
   (void)state;
   collector *c = collector_start(COLLECTOR_ANSWER, 200, 0);
@@ -475,6 +508,7 @@ static void test_threads(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(test_libcurl_loaded_only_when_exporting, reset),
       cmocka_unit_test_setup(test_spans_describe_operations, reset),
       cmocka_unit_test_setup(test_traceparent_makes_children, reset),
       cmocka_unit_test_setup(test_malformed_traceparent_is_ignored, reset),
