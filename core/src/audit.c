@@ -194,11 +194,24 @@ static int write_stderr_line(const char *line, size_t len, char *why, size_t why
   return 0;
 }
 
-static sbio_code sink_failed(sbio_host *host, const char *why, int op_failed, sbio_error *err) {
+/* What failed, for warning once about each. */
+enum sink_kind { SINK_EVENT = 1u, SINK_FILE = 2u, SINK_STDERR = 4u, SINK_CALLBACK = 8u };
+
+static sbio_code sink_failed(sbio_host *host, unsigned kind, const char *why, int op_failed, sbio_error *err) {
   int fails = host->audit.on_failure == SBIO__ON_FAILURE_FAIL && !op_failed;
   /* Without an error object (host events, a close without one) the reason
-   * would be lost: it goes to the log as well. */
-  if (!fails || !err) sbio__log(host, SBIO_LOG_WARN, "audit sink failed: %s", why);
+   * would be lost: it goes to the log as well. A warning, though, is given
+   * once per sink and host: the rest are counted for sbio__audit_close. */
+  if (fails && !err) {
+    sbio__log(host, SBIO_LOG_WARN, "audit sink failed: %s", why);
+  } else if (!fails) {
+    if (__atomic_fetch_or(&host->audit.warned, kind, __ATOMIC_RELAXED) & kind)
+      __atomic_add_fetch(&host->audit.suppressed, 1, __ATOMIC_RELAXED);
+    else
+      sbio__log(host, SBIO_LOG_WARN,
+                "audit sink failed: %s (later failures of this sink are counted and reported when the host closes)",
+                why);
+  }
   if (!fails) return SBIO_OK;
   return sbio__error_set(err, SBIO_E_AUDIT_SINK, "fix the audit sink (audit.path, audit.stderr, callbacks)",
                          "audit sink failed: %s", why);
@@ -217,23 +230,23 @@ static sbio_code send_to_sinks(sbio_host *host, const char *line, int op_failed,
     memcpy(framed + 1, line, len);
     memcpy(framed + 1 + len, "\n", 2);
   } else if (host->audit.path || host->audit.to_stderr) {
-    rc = sink_failed(host, "out of memory", op_failed, err);
+    rc = sink_failed(host, SINK_EVENT, "out of memory", op_failed, err);
   }
   if (framed && host->audit.path && write_file_line(host->audit.path, framed, len + 2, why, sizeof why) != 0)
-    rc = sink_failed(host, why, op_failed, err);
+    rc = sink_failed(host, SINK_FILE, why, op_failed, err);
   if (framed && rc == SBIO_OK && host->audit.to_stderr && write_stderr_line(framed + 1, len + 1, why, sizeof why) != 0)
-    rc = sink_failed(host, why, op_failed, err);
+    rc = sink_failed(host, SINK_STDERR, why, op_failed, err);
   free(framed);
   for (size_t i = 0; i < host->audit.n_cbs && rc == SBIO_OK; i++) {
     if (host->audit.cbs[i].fn(line, host->audit.cbs[i].user) != 0)
-      rc = sink_failed(host, "audit callback returned an error", op_failed, err);
+      rc = sink_failed(host, SINK_CALLBACK, "audit callback returned an error", op_failed, err);
   }
   return rc;
 }
 
 sbio_code sbio__audit_emit(sbio_host *host, sbio__event *ev, int op_failed, sbio_error *err) {
   if (!ev->listening) return SBIO_OK;
-  if (!ev->obj) return sink_failed(host, "out of memory building an event", op_failed, err);
+  if (!ev->obj) return sink_failed(host, SINK_EVENT, "out of memory building an event", op_failed, err);
   int64_t elapsed_ns = sbio__monotonic_ns() - ev->started_ns;
   sbio__event_int(ev, "duration_ms", elapsed_ns / 1000000);
   complete_record(ev, op_failed);
@@ -244,7 +257,7 @@ sbio_code sbio__audit_emit(sbio_host *host, sbio__event *ev, int op_failed, sbio
    * across fields' formatting or added to the redactor meanwhile. */
   char *line = raw ? sbio__redact(&host->redactor, raw) : NULL;
   free(raw);
-  if (!line) return sink_failed(host, "out of memory serialising an event", op_failed, err);
+  if (!line) return sink_failed(host, SINK_EVENT, "out of memory serialising an event", op_failed, err);
 
   pthread_mutex_lock(&host->audit.lock);
   sbio_code rc = send_to_sinks(host, line, op_failed, err);
@@ -260,4 +273,12 @@ sbio_code sbio__audit_finish(sbio_host *host, sbio__event *ev, sbio_code rc, sbi
   sbio__event_outcome(ev, rc, err);
   sbio_code sink = sbio__audit_emit(host, ev, rc != SBIO_OK, err);
   return rc != SBIO_OK ? rc : sink;
+}
+
+void sbio__audit_close(sbio_host *host) {
+  size_t n = __atomic_load_n(&host->audit.suppressed, __ATOMIC_RELAXED);
+  if (n)
+    sbio__log(host, SBIO_LOG_WARN, "audit sink failed %zu more time%s after the warning%s above: %s not recorded there",
+              n, n == 1 ? "" : "s", __builtin_popcount(host->audit.warned) == 1 ? "" : "s",
+              n == 1 ? "that event was" : "those events were");
 }

@@ -30,6 +30,11 @@ typedef struct sbio__audit {
   sbio__on_failure on_failure;
   sbio__audit_callback cbs[8];
   size_t n_cbs;
+  /* Under on_failure: warn, each sink's first failure is a warning and
+   * the later ones are counted, reported once at host close: a full disk
+   * must not turn every operation into a log line. Atomic. */
+  unsigned warned;   /* bit per sink (sink_kind in audit.c) */
+  size_t suppressed; /* failures not warned about */
 } sbio__audit;
 
 typedef struct sbio__event {
@@ -69,6 +74,9 @@ void sbio__event_outcome(sbio__event *ev, sbio_code code, const sbio_error *err)
  * event. Returns SBIO_OK or SBIO_E_AUDIT_SINK (and fills err) per the
  * on_failure rule above. */
 sbio_code sbio__audit_emit(struct sbio_host *host, sbio__event *ev, int op_failed, sbio_error *err);
+/* At host close: one warning counting the sink failures that were not
+ * warned about one by one (none when there were none). */
+void sbio__audit_close(struct sbio_host *host);
 /* Closes an operation's event: redacts err when rc failed, records the
  * outcome, emits. Returns rc, or the sink's failure when rc succeeded. */
 sbio_code sbio__audit_finish(struct sbio_host *host, sbio__event *ev, sbio_code rc, sbio_error *err);

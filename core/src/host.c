@@ -287,6 +287,7 @@ void sbio_host_close(sbio_host *host) {
     sbio_error_free(e);
   }
   free(host->sandboxes);
+  sbio__audit_close(host); /* after teardown: its events may have failed too */
   /* After teardown, so the kills' spans are in the flush. */
   sbio__tracer_close(host->tracer);
   host->tracer = NULL;

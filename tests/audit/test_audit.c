@@ -849,6 +849,37 @@ static void test_warn_tries_every_sink(void **state) {
   free(yaml);
 }
 
+static size_t occurrences(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+/* Under warn, a sink that fails for every event warns once, and the host's
+ * close counts the rest: a full disk is not a warning per operation. */
+static void test_warn_once_per_sink(void **state) {
+  (void)state;
+  char *yaml = audit_config("/dev/full", "warn", NULL);
+  sbio_host *h = open_host(yaml, NULL);
+  const char *argv[] = {"true", NULL};
+  sbio_error *e = sbio_error_new();
+  sbio_sandbox *sb = create(h);                                                  /* create_requested, created */
+  for (int i = 0; i < 3; i++) assert_int_equal(exec_argv(sb, argv, e), SBIO_OK); /* 3 exec */
+  assert_int_equal(sbio_sandbox_close(sb, e), SBIO_OK);                          /* kill */
+  assert_int_equal(occurrences(logged, "No space left on device"), 1);
+  assert_int_equal(occurrences(logged, "audit sink failed"), 1);
+  sbio_host_close(h);
+  /* The close counts the events the file did not get after the first
+   * (the five above, and any the host's own close emits). */
+  assert_int_equal(occurrences(logged, "No space left on device"), 1);
+  unsigned more = 0;
+  const char *summary = strstr(logged, "audit sink failed "); /* not "failed:" of the warning */
+  if (!summary || sscanf(summary, "audit sink failed %u more times", &more) != 1 || more < 5)
+    fail_msg("no count of the failures after the first in:\n%s", logged);
+  sbio_error_free(e);
+  free(yaml);
+}
+
 /* ------------------------------------------------- nobody listening */
 static size_t cjson_allocs;
 static void *counting_malloc(size_t n) {
@@ -936,6 +967,7 @@ int main(void) {
       cmocka_unit_test_setup(test_stderr_unwritable, reset),
       cmocka_unit_test_setup(test_operation_error_wins, reset),
       cmocka_unit_test_setup(test_warn_tries_every_sink, reset),
+      cmocka_unit_test_setup(test_warn_once_per_sink, reset),
       cmocka_unit_test_setup(test_nobody_listening_builds_nothing, reset),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
