@@ -43,6 +43,7 @@
 #include "elfnote.h"
 #include "error_internal.h"
 #include "sha256.h"
+#include "strmap.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -116,9 +117,13 @@ struct sbio_backend_info *sbio__registry_find(sbio__registry *reg, const char *n
 }
 
 static int registry_append(sbio__registry *reg, struct sbio_backend_info *b) {
-  struct sbio_backend_info **items = realloc(reg->items, (reg->n + 1) * sizeof *items);
-  if (!items) return -1;
-  reg->items = items;
+  /* Room for 8, then doubled at each power of two: n appends copy O(n). */
+  size_t n = reg->n;
+  if (n == 0 || (n >= 8 && (n & (n - 1)) == 0)) {
+    struct sbio_backend_info **items = realloc(reg->items, (n ? n * 2 : 8) * sizeof *items);
+    if (!items) return -1;
+    reg->items = items;
+  }
   reg->items[reg->n++] = b;
   return 0;
 }
@@ -535,10 +540,16 @@ static char *trim_dir(const char *dir) {
   return d;
 }
 
-static int path_known(const sbio__registry *reg, const char *path) {
-  for (size_t i = 0; i < reg->n; i++)
-    if (strcmp(reg->items[i]->path, path) == 0) return 1;
-  return 0;
+/* What a scan has seen so far, by name (the first entry of each) and by
+ * path: a lookup per candidate instead of a pass over every entry, which
+ * made scanning n backends cost n^2 string compares. */
+typedef struct scan_index {
+  sbio__strmap names, paths;
+} scan_index;
+
+static int index_add(scan_index *x, struct sbio_backend_info *b) {
+  if (!sbio__strmap_get(&x->names, b->name) && sbio__strmap_put(&x->names, b->name, b) != 0) return -1;
+  return sbio__strmap_put(&x->paths, b->path, b);
 }
 
 static int seen_dir(char *const *seen, size_t n, const char *real) {
@@ -548,7 +559,8 @@ static int seen_dir(char *const *seen, size_t n, const char *real) {
 }
 
 /* Scans one directory; returns -1 on OOM. */
-static int scan_dir(sbio__registry *reg, const char *dir, const sbio__config *cfg, const sbio__trust_policy *policy) {
+static int scan_dir(sbio__registry *reg, scan_index *x, const char *dir, const sbio__config *cfg,
+                    const sbio__trust_policy *policy) {
   char **names;
   size_t n;
   if (list_candidates(dir, &names, &n) != 0) return -1;
@@ -561,13 +573,13 @@ static int scan_dir(sbio__registry *reg, const char *dir, const sbio__config *cf
       rc = -1;
       break;
     }
-    if (path_known(reg, b->path)) { /* an earlier scan already has this very file */
+    if (sbio__strmap_get(&x->paths, b->path)) { /* an earlier scan already has this very file */
       entry_free(b);
       continue;
     }
     b->cfg = cfg ? sbio__config_backend(cfg, name) : NULL;
     b->enabled = cfg ? sbio__config_backend_enabled(cfg, name) : 1;
-    const struct sbio_backend_info *first = first_named(reg, name);
+    const struct sbio_backend_info *first = sbio__strmap_get(&x->names, name);
     if (first) {
       /* Not even opened: it can never be used while the first one exists. */
       b->status = SBIO_BACKEND_SHADOWED;
@@ -577,6 +589,8 @@ static int scan_dir(sbio__registry *reg, const char *dir, const sbio__config *cf
     }
     if (registry_append(reg, b) != 0) {
       entry_free(b);
+      rc = -1;
+    } else if (index_add(x, b) != 0) {
       rc = -1;
     }
   }
@@ -597,6 +611,10 @@ sbio_code sbio__registry_scan(sbio__registry *reg, const char *const *dirs, size
   if (!seen) return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory scanning backends");
   size_t n_seen = 0;
   sbio_code rc = SBIO_OK;
+  scan_index x = {0};
+  for (size_t i = 0; i < reg->n && rc == SBIO_OK; i++)
+    if (index_add(&x, reg->items[i]) != 0)
+      rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory scanning backends");
   for (size_t i = 0; i < n_dirs && rc == SBIO_OK; i++) {
     const char *dir = dirs[i];
     if (!dir || dir[0] != '/') continue; /* relative or empty: never the current directory */
@@ -605,7 +623,7 @@ sbio_code sbio__registry_scan(sbio__registry *reg, const char *const *dirs, size
     if (!trimmed) {
       rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory scanning backends");
     } else if (real && !seen_dir(seen, n_seen, real)) {
-      if (scan_dir(reg, trimmed, cfg, policy) != 0)
+      if (scan_dir(reg, &x, trimmed, cfg, policy) != 0)
         rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory scanning backends in %s", trimmed);
       seen[n_seen++] = real;
       real = NULL;
@@ -615,5 +633,7 @@ sbio_code sbio__registry_scan(sbio__registry *reg, const char *const *dirs, size
   }
   for (size_t i = 0; i < n_seen; i++) free(seen[i]);
   free(seen);
+  sbio__strmap_free(&x.names);
+  sbio__strmap_free(&x.paths);
   return rc;
 }
