@@ -55,6 +55,14 @@ static int report_setter(sbio_code rc, const char *what, const char *key) {
   return cli_error_report(&v, 0);
 }
 
+/* The only value the parser lets through and the library refuses: one
+ * above the maximum (the message says which maximum, not just "no"). */
+static int report_timeout(sbio_code rc) {
+  cli_error_view v = {rc, "cannot use --timeout: it is above the maximum of 86400 seconds (24 hours)",
+                      "give at most --timeout 86400; a longer lifetime is refused, not shortened", NULL, NULL};
+  return cli_error_report(&v, 0);
+}
+
 /* What running CMD the way the flags say takes of a backend. (--allow
  * implies the allow-list capability through the option itself; stdout and
  * stderr are written as they come, so a backend that merges them or
@@ -74,7 +82,7 @@ static int build_create_options(const run_options *o, sbio_create_options **out)
   if (o->require_set) rc = sbio_create_options_require_isolation(c, o->require);
   if (rc != SBIO_OK) exit_code = report_setter(rc, "--require-isolation", sbio_tier_name(o->require));
   if (!exit_code && o->timeout_set && (rc = sbio_create_options_set_timeout(c, o->timeout)) != SBIO_OK)
-    exit_code = report_setter(rc, "--timeout", "value");
+    exit_code = report_timeout(rc);
   for (size_t i = 0; !exit_code && i < o->env.n; i++) {
     if ((rc = sbio_create_options_set_env(c, o->env.items[i].key, o->env.items[i].value)) != SBIO_OK)
       exit_code = report_setter(rc, "--env", o->env.items[i].key);

@@ -53,7 +53,9 @@ static int build_create_options(mcp_holder *h) {
   if (c->require_set && (rc = sbio_create_options_require_isolation(o, c->require)) != SBIO_OK)
     return setter_failed(rc, "--require-isolation");
   if (c->timeout_set && (rc = sbio_create_options_set_timeout(o, c->timeout_s)) != SBIO_OK)
-    return setter_failed(rc, "--timeout");
+    return setter_failed(rc, c->timeout_s > SBIO_MAX_TIMEOUT_S
+                                 ? "--timeout above the maximum of 86400 seconds (24 hours)"
+                                 : "--timeout");
   if ((rc = sbio_create_options_set_egress(o, c->egress)) != SBIO_OK) return setter_failed(rc, "--egress");
   if ((rc = sbio_create_options_set_label(o, MCP_LABEL_KEY, MCP_LABEL_VALUE)) != SBIO_OK)
     return setter_failed(rc, "the sandboxio_mcp label");

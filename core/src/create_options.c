@@ -123,6 +123,9 @@ sbio_code sbio_create_options_set_timeout(sbio_create_options *o, double seconds
   if (!o) return SBIO_E_INVALID_ARGUMENT;
   if (!isfinite(seconds) || seconds <= 0)
     return refuse(o, "timeout must be a positive number of seconds: sandboxes are never unbounded");
+  if (seconds > SBIO_MAX_TIMEOUT_S)
+    return refuse(o, "timeout is above the maximum of 86400 seconds (24 hours); a longer lifetime is refused, "
+                     "not shortened");
   o->timeout_set = 1;
   o->timeout_s = seconds;
   return SBIO_OK;

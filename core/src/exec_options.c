@@ -59,6 +59,8 @@ sbio_code sbio_exec_options_set_timeout(sbio_exec_options *o, double seconds) {
   if (!o) return SBIO_E_INVALID_ARGUMENT;
   if (!isfinite(seconds) || seconds <= 0)
     return refuse(o, SBIO_E_CONFIG, "exec timeout must be a positive number of seconds: never unbounded");
+  if (seconds > SBIO_MAX_TIMEOUT_S)
+    return refuse(o, SBIO_E_CONFIG, "exec timeout is above the maximum of 86400 seconds (24 hours)");
   o->timeout_set = 1;
   o->timeout_s = seconds;
   return SBIO_OK;

@@ -140,6 +140,13 @@ static sbio_code parse_query(const char *query, sbio__uri *out, sbio_error *err)
                            "the URI timeout is not a positive number of seconds");
       break;
     }
+    if (t > SBIO_MAX_TIMEOUT_S) {
+      rc = sbio__error_set(err, SBIO_E_CONFIG,
+                           "the maximum is 86400 seconds (24 hours): sandboxes are never unbounded, and a longer "
+                           "lifetime is refused, not shortened",
+                           "URI timeout \"%.32s\" is above the maximum of 86400 seconds", value);
+      break;
+    }
     out->has_timeout = 1;
     out->timeout_s = t;
   }

@@ -61,6 +61,11 @@ int sbio__dt_check_request(const dt_settings *s, const sbio_bk_create_req *req, 
   }
   if (rc == SBIO_OK && !(req->timeout_s > 0))
     rc = sbio_sdk_error(err, SBIO_E_CONFIG, NULL, "the sandbox timeout must be positive");
+  /* autoStopInterval is the provider-side backstop: one that cannot be
+   * sent as asked is refused, never clamped. The core never sends more. */
+  if (rc == SBIO_OK && !(req->timeout_s <= SBIO_MAX_TIMEOUT_S))
+    rc = sbio_sdk_error(err, SBIO_E_CONFIG, "give a timeout of at most 86400 seconds",
+                        "the sandbox timeout %.0f s is above the maximum of 86400 s (24 hours)", req->timeout_s);
   return rc;
 }
 
@@ -96,8 +101,10 @@ int sbio__dt_create_body(const dt_settings *s, const sbio_bk_create_req *req, co
   cJSON *body = cJSON_CreateObject();
   cJSON *env = cJSON_CreateObject(), *labels = cJSON_CreateObject();
   const char *snapshot = req->template_name && req->template_name[0] ? req->template_name : s->snapshot;
-  /* Daytona's intervals are minutes; auto-stop counts from the last
-   * activity, and auto-delete 0 removes the sandbox as soon as it stops. */
+  /* Daytona's intervals are minutes (rounded up: never shorter than asked,
+   * at least 1 since the timeout is positive); auto-stop counts from the
+   * last activity, and auto-delete 0 removes the sandbox as soon as it
+   * stops. */
   double minutes = ceil(req->timeout_s / 60.0);
   char timeout[32];
   snprintf(timeout, sizeof timeout, "%g", req->timeout_s);
@@ -110,7 +117,7 @@ int sbio__dt_create_body(const dt_settings *s, const sbio_bk_create_req *req, co
             !cJSON_AddStringToObject(labels, DT_LABEL_MANAGED, "true") ||
             !cJSON_AddStringToObject(labels, DT_LABEL_SESSION, req->session_id ? req->session_id : "") ||
             !cJSON_AddStringToObject(labels, DT_LABEL_TIMEOUT, timeout) || !cJSON_AddBoolToObject(body, "public", 0) ||
-            !cJSON_AddNumberToObject(body, "autoStopInterval", minutes < 1 ? 1 : minutes) ||
+            !cJSON_AddNumberToObject(body, "autoStopInterval", minutes) ||
             !cJSON_AddNumberToObject(body, "autoDeleteInterval", 0);
   if (!bad) {
     cJSON_AddItemToObject(body, "env", env);

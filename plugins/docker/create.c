@@ -40,8 +40,9 @@ int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *re
                           (long long)req->memory_mb, DK_MIN_MEMORY_MB);
   if (req->cpu < 0 || (req->cpu > 0 && req->cpu < 0.01))
     return sbio_sdk_error(err, SBIO_E_CONFIG, "ask for 0.01 CPUs or more", "docker: CPU cap %g is too small", req->cpu);
-  if (!(req->timeout_s > 0) || !isfinite(req->timeout_s) || req->timeout_s > 1e9)
-    return sbio_sdk_error(err, SBIO_E_CONFIG, NULL, "docker: sandbox timeout %g s is out of range", req->timeout_s);
+  if (!(req->timeout_s > 0) || !(req->timeout_s <= SBIO_MAX_TIMEOUT_S))
+    return sbio_sdk_error(err, SBIO_E_CONFIG, "give a timeout between 0 and 86400 seconds (24 hours)",
+                          "docker: sandbox timeout %g s is out of range", req->timeout_s);
   for (size_t i = 0; i < req->n_env + req->n_secrets; i++) {
     const sbio_bk_kv *kv = i < req->n_env ? &req->env[i] : &req->secrets[i - req->n_env];
     if (!kv->key || !kv->key[0] || strchr(kv->key, '=') || !kv->value)

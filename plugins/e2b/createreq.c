@@ -75,6 +75,12 @@ int sbio__e2b_check_request(const e2b_instance *inst, const sbio_bk_create_req *
                             "e2b: the label '%s' is reserved for sandboxio's own bookkeeping", req->labels[i].key);
   if (!isfinite(req->timeout_s) || req->timeout_s <= 0)
     return sbio_sdk_error(err, SBIO_E_CONFIG, NULL, "e2b: the sandbox timeout must be a positive number");
+  /* The lifetime is E2B's backstop: one it cannot hold is refused, never
+   * shortened or stretched. The core never sends more; this keeps the
+   * rule for any caller of the backend. */
+  if (req->timeout_s > SBIO_MAX_TIMEOUT_S)
+    return sbio_sdk_error(err, SBIO_E_CONFIG, "give a timeout of at most 86400 seconds",
+                          "e2b: the sandbox timeout %.0f s is above the maximum of 86400 s (24 hours)", req->timeout_s);
   return SBIO_OK;
 }
 
@@ -87,11 +93,10 @@ static int add_kv(cJSON *obj, const sbio_bk_kv *kv, size_t n) {
   return 0;
 }
 
+/* Whole seconds, rounded up: the lifetime is never shorter than asked.
+ * sbio__e2b_check_request has bounded it to (0, SBIO_MAX_TIMEOUT_S]. */
 int sbio__e2b_lifetime_s(double timeout_s) {
-  double t = ceil(timeout_s);
-  if (t < 1) t = 1;
-  if (t > INT32_MAX) t = INT32_MAX;
-  return (int)t;
+  return (int)ceil(timeout_s);
 }
 
 char *sbio__e2b_create_body(const e2b_instance *inst, const sbio_bk_create_req *req) {

@@ -236,6 +236,8 @@ static void test_exec_inherits_the_sandbox_timeout(void **state) {
   sbio_sandbox_close(sb, NULL);
 }
 
+/* Out-of-range timeouts (not positive, or above SBIO_MAX_TIMEOUT_S) are
+ * refused; none reaches the backend. */
 static void test_non_positive_timeouts_are_refused(void **state) {
   fixture *f = *state;
   sbio_create_options *co = sbio_create_options_new();
@@ -251,6 +253,23 @@ static void test_non_positive_timeouts_are_refused(void **state) {
   sbio_exec_options *o = sbio_exec_options_new();
   assert_int_equal(sbio_exec_options_set_timeout(o, -1), SBIO_E_CONFIG);
   assert_int_equal(sbio_sandbox_exec(sb, ARGV("true"), o, NULL, err), SBIO_E_CONFIG);
+  sbio_exec_options_free(o);
+  /* Above the one maximum (24 h): refused by both setters and the URI,
+   * and the create fails closed even when the setter's status is ignored. */
+  sbio_sandbox *none = NULL;
+  co = sbio_create_options_new();
+  assert_int_equal(sbio_create_options_set_timeout(co, SBIO_MAX_TIMEOUT_S), SBIO_OK);
+  assert_int_equal(sbio_create_options_set_timeout(co, 1e20), SBIO_E_CONFIG);
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &none, err), SBIO_E_CONFIG);
+  assert_null(none);
+  assert_non_null(strstr(sbio_error_message(err), "above the maximum of 86400 seconds"));
+  sbio_create_options_free(co);
+  assert_int_equal(sbio_sandbox_create(f->host, "fake://?timeout=86401", NULL, &none, err), SBIO_E_CONFIG);
+  assert_null(none);
+  o = sbio_exec_options_new();
+  assert_int_equal(sbio_exec_options_set_timeout(o, SBIO_MAX_TIMEOUT_S + 1), SBIO_E_CONFIG);
+  assert_int_equal(sbio_sandbox_exec(sb, ARGV("true"), o, NULL, err), SBIO_E_CONFIG);
+  assert_non_null(strstr(sbio_error_message(err), "above the maximum of 86400 seconds"));
   sbio_exec_options_free(o);
   co = sbio_create_options_new();
   assert_int_equal(sbio_create_options_set_memory_mb(co, 0), SBIO_E_CONFIG);

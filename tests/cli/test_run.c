@@ -301,6 +301,36 @@ static void test_run_unknown_backend_is_unavailable(void **state) {
   free(cfg);
 }
 
+/* A timeout above the one maximum (SBIO_MAX_TIMEOUT_S, 24 h) is refused
+ * with SBX_E1000 and exit 78, from --timeout and from the target's
+ * ?timeout=, and the backend never hears of it. Before, the core took
+ * 99999999999999999999 and passed it on. */
+static void test_run_timeout_above_the_maximum_exits_78(void **state) {
+  (void)state;
+  logged_config c = make_logged_config("maxtimeout");
+  h_result r;
+  H_RUN(&r, NULL, "--config", c.config, "run", "--backend", "fake://", "--timeout", "99999999999999999999", "--",
+        "true");
+  H_ASSERT_STATUS(&r, 78);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1000]"));
+  assert_true(h_contains(r.err, r.err_len, "above the maximum of 86400 seconds"));
+  h_result_free(&r);
+  H_RUN(&r, NULL, "--config", c.config, "run", "--backend", "fake://?timeout=86401", "--", "true");
+  H_ASSERT_STATUS(&r, 78);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1000]"));
+  assert_true(h_contains(r.err, r.err_len, "above the maximum of 86400 seconds"));
+  h_result_free(&r);
+  char *calls = h_read(c.calls);
+  assert_false(has_op_line(calls, "create"));
+  free(calls);
+  /* the maximum itself is accepted */
+  H_RUN(&r, NULL, "--config", c.config, "run", "--backend", "fake://", "--timeout", "86400", "--", "echo", "ok");
+  H_ASSERT_STATUS(&r, 0);
+  assert_string_equal(r.out, "ok\n");
+  h_result_free(&r);
+  free_logged_config(&c);
+}
+
 static void test_run_deadline_exits_124(void **state) {
   (void)state;
   logged_config c = make_logged_config("deadline");
@@ -510,6 +540,7 @@ int main(void) {
       cmocka_unit_test(test_run_backend_option_skips_the_notice),
       cmocka_unit_test(test_run_default_backend_from_config_skips_the_notice),
       cmocka_unit_test(test_run_unknown_backend_is_unavailable),
+      cmocka_unit_test(test_run_timeout_above_the_maximum_exits_78),
       cmocka_unit_test(test_run_deadline_exits_124),
       cmocka_unit_test(test_run_sigint_destroys_the_sandbox),
       cmocka_unit_test(test_run_sigterm_destroys_the_sandbox),

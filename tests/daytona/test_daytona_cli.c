@@ -71,6 +71,30 @@ static void test_stdin_is_refused_before_anything_is_created(void **state) {
   dtf_close(&f);
 }
 
+/* A lifetime above the core's maximum (24 h) is refused with exit 78
+ * before Daytona hears of anything. Before, the core passed it on and the
+ * backend sent autoStopInterval 1.6666666666666668e+18 minutes. */
+static void test_a_timeout_above_the_maximum_never_reaches_daytona(void **state) {
+  (void)state;
+  dtf f;
+  dtf_prepare(&f, "climaxtimeout", NULL, NULL, NULL);
+  h_opts o = {.env = key_env(&f)};
+  h_result r;
+  H_RUN(&r, &o, "--config", f.config, "run", "--backend", "daytona://?timeout=99999999999999999999", "--", "true");
+  H_ASSERT_STATUS(&r, 78);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1000]"));
+  assert_true(h_contains(r.err, r.err_len, "above the maximum of 86400 seconds"));
+  h_result_free(&r);
+  H_RUN(&r, &o, "--config", f.config, "run", "--backend", "daytona://", "--timeout", "1e20", "--", "true");
+  H_ASSERT_STATUS(&r, 78);
+  assert_true(h_contains(r.err, r.err_len, "above the maximum of 86400 seconds"));
+  h_result_free(&r);
+  cJSON *reqs = dtf_requests(&f);
+  assert_int_equal(cJSON_GetArraySize(reqs), 0); /* no create, nor anything else */
+  cJSON_Delete(reqs);
+  dtf_close(&f);
+}
+
 static void test_without_a_requirement_it_warns_once_and_runs(void **state) {
   (void)state;
   dtf f;
@@ -146,6 +170,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_requirement_exits_78_and_nothing_is_created),
       cmocka_unit_test(test_stdin_is_refused_before_anything_is_created),
+      cmocka_unit_test(test_a_timeout_above_the_maximum_never_reaches_daytona),
       cmocka_unit_test(test_without_a_requirement_it_warns_once_and_runs),
       cmocka_unit_test(test_inspect_explains_the_unknown_tier),
       cmocka_unit_test(test_a_missing_key_exits_69_naming_the_variable),

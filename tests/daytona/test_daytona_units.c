@@ -188,6 +188,19 @@ static void test_create_body(void **state) {
   assert_int_equal(sbio__dt_check_request(&s, &r, &err), SBIO_E_CONFIG);
   assert_non_null(strstr(err.message, "memory_mb=2048"));
   assert_non_null(strstr(err.message, "daytona-medium"));
+  /* autoStopInterval beyond the maximum is refused, never sent or clamped */
+  r = base_request();
+  r.timeout_s = 1e20;
+  assert_int_equal(sbio__dt_check_request(&s, &r, &err), SBIO_E_CONFIG);
+  assert_non_null(strstr(err.message, "above the maximum of 86400 s"));
+  assert_int_equal(sbio__dt_create_body(&s, &r, "n", &body, &err), SBIO_E_CONFIG);
+  assert_null(body);
+  r.timeout_s = SBIO_MAX_TIMEOUT_S;
+  assert_int_equal(sbio__dt_create_body(&s, &r, "n", &body, &err), SBIO_OK);
+  doc = cJSON_Parse(body);
+  assert_int_equal(cJSON_GetObjectItem(doc, "autoStopInterval")->valueint, 1440);
+  cJSON_Delete(doc);
+  free(body);
   r = base_request();
   sbio_bk_kv badenv[] = {{"1X", "v"}};
   r.env = badenv, r.n_env = 1;

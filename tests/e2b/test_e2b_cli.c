@@ -66,10 +66,49 @@ static void test_a_rate_limit_past_the_deadline_exits_69_at_once(void **state) {
   assert_int_equal(emu_count(&f->emu, "POST", "/sandboxes"), 1);
 }
 
+/* Requests to E2B's surfaces, the emulator's own admin calls left out. */
+static int requests_seen(const emu *e) {
+  char *text = emu_admin(e, "GET", "requests", NULL);
+  cJSON *j = text ? cJSON_Parse(text) : NULL;
+  const cJSON *r;
+  int n = j ? 0 : -1;
+  cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "requests")) {
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "path");
+    if (!cJSON_IsString(p) || strncmp(p->valuestring, "/__emu__/", 9) != 0) {
+      fprintf(stderr, "request seen: %s\n", cJSON_IsString(p) ? p->valuestring : "?");
+      n++;
+    }
+  }
+  cJSON_Delete(j);
+  free(text);
+  return n;
+}
+
+/* A lifetime above the core's maximum (24 h) is refused with exit 78
+ * before E2B hears of anything. Before, the backend clamped it to
+ * INT32_MAX seconds (about 68 years), quietly disabling the backstop. */
+static void test_a_timeout_above_the_maximum_never_reaches_e2b(void **state) {
+  fx *f = *state;
+  emu_clear_log(&f->emu);
+  h_opts o = {.env = key_env()};
+  h_result r;
+  H_RUN(&r, &o, "--config", f->config, "run", "--backend", "e2b://?timeout=99999999999999999999", "--", "true");
+  H_ASSERT_STATUS(&r, 78);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1000]"));
+  assert_true(h_contains(r.err, r.err_len, "above the maximum of 86400 seconds"));
+  h_result_free(&r);
+  H_RUN(&r, &o, "--config", f->config, "run", "--backend", "e2b://", "--timeout", "86401", "--", "true");
+  H_ASSERT_STATUS(&r, 78);
+  assert_true(h_contains(r.err, r.err_len, "above the maximum of 86400 seconds"));
+  h_result_free(&r);
+  assert_int_equal(requests_seen(&f->emu), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_a_one_second_rate_limit_costs_one_second, setup, teardown),
       cmocka_unit_test_setup_teardown(test_a_rate_limit_past_the_deadline_exits_69_at_once, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_a_timeout_above_the_maximum_never_reaches_e2b, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -395,6 +395,15 @@ static void test_create_body(void **state) {
   assert_string_equal(q, "sandboxio_managed=true&k%26%3D=v%20w");
   free(q);
   assert_int_equal(sbio__e2b_lifetime_s(0.001), 1);
+  /* A lifetime above the maximum is refused, never clamped (it was cut to
+   * INT32_MAX seconds); the maximum itself goes out as asked. */
+  sbio_bk_create_req r5 = req;
+  r5.timeout_s = 1e20;
+  assert_int_equal(sbio__e2b_check_request(&inst, &r5, &err), SBIO_E_CONFIG);
+  assert_non_null(strstr(err.message, "above the maximum of 86400 s"));
+  r5.timeout_s = SBIO_MAX_TIMEOUT_S;
+  assert_int_equal(sbio__e2b_check_request(&inst, &r5, &err), SBIO_OK);
+  assert_int_equal(sbio__e2b_lifetime_s(SBIO_MAX_TIMEOUT_S), 86400);
   sbio__e2b_settings_free(&inst.settings);
 }
 

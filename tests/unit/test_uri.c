@@ -36,6 +36,10 @@ static void test_valid_forms(void **state) {
   assert_true(u.timeout_s == 600.0);
   sbio__uri_free(&u);
 
+  assert_int_equal(parse("fake://?timeout=86400", &u, NULL), SBIO_OK); /* the maximum itself */
+  assert_true(u.timeout_s == SBIO_MAX_TIMEOUT_S);
+  sbio__uri_free(&u);
+
   assert_int_equal(parse("my_backend://tpl/with/path?timeout=0.5", &u, NULL), SBIO_OK);
   assert_string_equal(u.template_name, "tpl/with/path");
   assert_true(u.timeout_s == 0.5);
@@ -68,6 +72,10 @@ static void test_refusals(void **state) {
   expect_config_error("fake://?timeout=-5", "not a positive number");
   expect_config_error("fake://?timeout=inf", "not a positive number");
   expect_config_error("fake://?timeout=", "not a positive number");
+  /* One maximum, SBIO_MAX_TIMEOUT_S (24 h): above it is refused, not clamped. */
+  expect_config_error("fake://?timeout=86400.5", "above the maximum of 86400 seconds");
+  expect_config_error("fake://?timeout=99999999999999999999", "above the maximum of 86400 seconds");
+  expect_config_error("fake://?timeout=1e300", "above the maximum of 86400 seconds");
   expect_config_error("fake://?", "empty query");
   expect_config_error("fake://?timeout=1&", "empty parameter");
   expect_config_error("fake://a b", "whitespace");

@@ -192,7 +192,8 @@ SBIO_API sbio_code sbio_create_options_set_gpu(sbio_create_options *o, const cha
 SBIO_API sbio_code sbio_create_options_set_egress(sbio_create_options *o, sbio_egress egress);
 /* Adds a host or CIDR to the egress allow-list (needs NETWORK_ALLOWLIST). */
 SBIO_API sbio_code sbio_create_options_allow_host(sbio_create_options *o, const char *host);
-/* Sandbox lifetime and create deadline in seconds (> 0; default 300). */
+/* Sandbox lifetime and create deadline in seconds (> 0 and at most
+ * SBIO_MAX_TIMEOUT_S, 24 h; default 300). */
 SBIO_API sbio_code sbio_create_options_set_timeout(sbio_create_options *o, double seconds);
 
 /* Creates a sandbox from a target URI: "<backend>://[<template>][?timeout=N]".
@@ -240,7 +241,8 @@ SBIO_API void sbio_exec_options_free(sbio_exec_options *o);
 SBIO_API sbio_code sbio_exec_options_set_env(sbio_exec_options *o, const char *key, const char *value);
 SBIO_API sbio_code sbio_exec_options_set_cwd(sbio_exec_options *o, const char *cwd);
 SBIO_API sbio_code sbio_exec_options_set_stdin(sbio_exec_options *o, const void *data, size_t len);
-/* Seconds (> 0). Unset: inherits the sandbox's timeout; never unbounded. */
+/* Seconds (> 0, at most SBIO_MAX_TIMEOUT_S). Unset: inherits the
+ * sandbox's timeout; never unbounded. */
 SBIO_API sbio_code sbio_exec_options_set_timeout(sbio_exec_options *o, double seconds);
 SBIO_API sbio_code sbio_exec_options_set_output_callback(sbio_exec_options *o, sbio_output_fn fn, void *user);
 SBIO_API sbio_code sbio_exec_options_set_output_cap(sbio_exec_options *o, size_t bytes_per_stream);

@@ -19,6 +19,17 @@ extern "C" {
 #define SBIO_API
 #endif
 
+/* The longest timeout anything accepts, in seconds: 24 hours, for a
+ * sandbox's lifetime (URI ?timeout=, sbio_create_options_set_timeout) and
+ * for an exec (sbio_exec_options_set_timeout). The lifetime is the
+ * backstop that ends a sandbox whatever becomes of its caller; a day covers
+ * any session or build while bounding what a forgotten sandbox costs and
+ * runs, it is the longest lifetime E2B itself grants, and it fits every
+ * provider's encoding (whole seconds, minutes) without clamping. Larger
+ * values are refused (SBIO_E_CONFIG), never clamped. A backend is never
+ * asked for more. */
+#define SBIO_MAX_TIMEOUT_S 86400.0
+
 /* Isolation tiers. The value is the rank; ranks are spaced by 10 so a tier
  * can be inserted later. The rank orders one property only: resistance to
  * kernel escape by an adversarial tenant. */

@@ -165,7 +165,7 @@ typedef struct sbio_bk_create_req {
   int egress;               /* sbio_egress: 0 deny, 1 allow */
   const char *const *allow; /* egress allow-list (hosts, CIDRs), under deny */
   size_t n_allow;
-  double timeout_s; /* sandbox lifetime; also the provider-side backstop */
+  double timeout_s; /* sandbox lifetime, in (0, SBIO_MAX_TIMEOUT_S]; also the provider-side backstop */
 } sbio_bk_create_req;
 
 typedef struct sbio_bk_sandbox_info {
