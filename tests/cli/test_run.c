@@ -337,13 +337,15 @@ static void test_run_deadline_exits_124(void **state) {
   h_result r;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  H_RUN(&r, NULL, "--config", c.config, "run", "--timeout", "0.5", "--", "hang-here");
+  /* 3 s, not less: the timeout is also create's deadline, which a busy
+   * machine must not miss for this test to see the exec's. */
+  H_RUN(&r, NULL, "--config", c.config, "run", "--timeout", "3", "--", "hang-here");
   clock_gettime(CLOCK_MONOTONIC, &t1);
   H_ASSERT_STATUS(&r, 124);
   assert_string_equal(r.out, "");
   assert_true(h_contains(r.err, r.err_len, "error: [SBX_E1302]"));
   double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  assert_true(elapsed < 20.0);
+  assert_true(elapsed < 60.0); /* hang-here never ends: only the deadline ended it */
   char *calls = h_read(c.calls);
   assert_true(has_op_line(calls, "kill"));
   free(calls);
@@ -366,7 +368,7 @@ static void interrupt_with(int signo, int expected_status, const char *tag) {
   H_ASSERT_STATUS(&r, expected_status);
   assert_true(h_contains(r.err, r.err_len, "sbio: interrupted; destroying the sandbox"));
   /* The kill ended the command; its 60 s deadline did not. */
-  assert_true((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 < 10.0);
+  assert_true((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 < 30.0);
   char *calls = h_read(c.calls);
   assert_true(has_op_line(calls, "kill"));
   free(calls);
@@ -412,9 +414,10 @@ static void test_run_second_signal_exits_at_once(void **state) {
   H_ASSERT_STATUS(&r, 130);
   assert_true(h_contains(r.err, r.err_len, "sbio: interrupted; destroying the sandbox"));
   assert_true(h_contains(r.err, r.err_len, "sbio: second signal;"));
-  /* Far below the 10 s teardown grace the hung kill would have taken. */
+  /* Below the 10 s teardown grace the hung kill would have taken (the
+   * messages above say which path ran; this only catches waiting it out). */
   double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  assert_true(elapsed < 3.0);
+  assert_true(elapsed < 8.0);
   h_result_free(&r);
   free(cfg);
   free(calls);

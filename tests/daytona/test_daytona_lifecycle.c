@@ -362,7 +362,7 @@ static void test_kill_from_another_thread_ends_a_running_exec(void **state) {
   pthread_join(t, NULL);
   assert_int_equal(j.rc, SBIO_OK);
   assert_int_equal(j.exit_code, 137);
-  assert_true(j.took < 10);
+  assert_true(j.took < 25); /* the kill ended it, not the 30 s sleep */
   sbio_sandbox_close(sb, NULL);
   dtf_close(&f);
 }

@@ -405,10 +405,10 @@ static void test_unreachable_collector(void **state) {
   int fd = collector_unused_url(url, sizeof url);
   setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url, 1);
   sbio_host *h = open_host(NULL, NULL);
-  for (int i = 0; i < 5; i++) assert_true(workload_seconds(h) < 2.0);
+  for (int i = 0; i < 5; i++) assert_true(workload_seconds(h) < 8.0); /* not the 10 s export timeout */
   double t0 = now_s();
   sbio_host_close(h);
-  assert_true(now_s() - t0 < 5.0);
+  assert_true(now_s() - t0 < 8.0);
   close(fd);
   assert_non_null(strstr(logged, "spans were not exported to "));
   assert_non_null(strstr(logged, "failed requests"));
@@ -447,11 +447,11 @@ static void test_blackhole_collector_bounds_close(void **state) {
   setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector_url(c), 1);
   setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "700", 1);
   sbio_host *h = open_host(NULL, NULL);
-  for (int i = 0; i < 5; i++) assert_true(workload_seconds(h) < 2.0);
+  for (int i = 0; i < 5; i++) assert_true(workload_seconds(h) < 8.0);
   double t0 = now_s();
   sbio_host_close(h);
   double took = now_s() - t0;
-  assert_true(took < 3.0);
+  assert_true(took < 8.0); /* the 0.7 s export timeout, not the default 10 s, nor for ever */
   assert_non_null(strstr(logged, "spans were not exported"));
   collector_stop(c);
 }
@@ -465,7 +465,7 @@ static void test_queue_overflow_drops_oldest(void **state) {
   setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1", 1);
   setenv("OTEL_BSP_SCHEDULE_DELAY", "1", 1);
   sbio_host *h = open_host(NULL, NULL);
-  for (int i = 0; i < 4; i++) assert_true(workload_seconds(h) < 2.0);
+  for (int i = 0; i < 4; i++) assert_true(workload_seconds(h) < 8.0);
   sbio_host_close(h);
   size_t got = collector_spans(c, NULL, 0);
   assert_true(got < 24);

@@ -155,7 +155,10 @@ static void deadline_ends_everything(void **state) {
   int64_t start = test_now_ns();
   while (!sbio_sdk_http_transfer_done(a) || !sbio_sdk_http_transfer_done(b))
     assert_true(sbio_sdk_http_group_wait(g, 1000) >= 0);
-  assert_true((test_now_ns() - start) / 1000000 < 3000);
+  /* The deadline ended both: /hang never answers, /slow would at 5 s (the
+   * outcomes below say which ended them); the bound only catches a wait
+   * far past both. */
+  assert_true((test_now_ns() - start) / 1000000 < 30000);
   assert_int_equal(sbio_sdk_http_transfer_response(a)->outcome, SBIO_SDK_HTTP_TIMEOUT);
   assert_int_equal(sbio_sdk_http_transfer_response(b)->outcome, SBIO_SDK_HTTP_TIMEOUT);
   sbio_bk_error err = {.size = sizeof err};
