@@ -26,9 +26,12 @@ static sbio_code fail_errno(sbio_error *err, const char *path, int errnum) {
                          sbio__utf8_shown_name(path, shown, sizeof shown), reason);
 }
 
-/* Only a regular file is a configuration file. The open is non-blocking so
- * a FIFO with no writer (or a device) cannot hang every command before the
- * check refuses it; a regular file ignores O_NONBLOCK. */
+/* A configuration file is a regular file, or a character device
+ * (`--config /dev/null`: no configuration at all). The open and the reads
+ * are non-blocking, so a FIFO with no writer cannot hang every command
+ * before the check refuses it, and a device that honours the flag answers
+ * EAGAIN instead of blocking; FIFOs, sockets and block devices are
+ * refused. A regular file ignores the flag. */
 static int open_regular(const char *path, sbio_error *err, int missing_ok, sbio_code *rc) {
   *rc = SBIO_OK;
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -41,9 +44,9 @@ static int open_regular(const char *path, sbio_error *err, int missing_ok, sbio_
     *rc = fail_errno(err, path, errno);
   } else if (S_ISDIR(st.st_mode)) {
     *rc = fail_errno(err, path, EISDIR); /* the message read() gave before */
-  } else if (!S_ISREG(st.st_mode)) {
+  } else if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
     *rc = sbio__error_set(err, SBIO_E_CONFIG,
-                          "a configuration file must be a regular file (a FIFO, device or directory is refused)",
+                          "a configuration file must be a regular file (FIFOs, sockets and block devices are refused)",
                           "cannot read %s: not a regular file", path);
   }
   if (*rc) {
