@@ -139,7 +139,9 @@ static int build_report(doctor_state *st, sbio_host *host, const sbio_error *con
       !cli_json_add_string_or_null(doc, "default_backend", sbio_host_default_backend(host)) ||
       !cJSON_AddStringToObject(doc, "isolation_floor", cli_tier_text(sbio_host_isolation_floor(host))) || !tracing ||
       !cJSON_AddItemToObject(doc, "tracing", tracing) ||
-      !cli_json_add_string_or_null(tracing, "endpoint", sbio_host_trace_endpoint(host)) || add_environment(doc) != 0)
+      !cli_json_add_string_or_null(tracing, "endpoint", sbio_host_trace_endpoint(host)) ||
+      !cli_json_add_string_or_null(tracing, "off_reason", sbio_host_trace_off_reason(host)) ||
+      add_environment(doc) != 0)
     return -1;
   cJSON *list = cJSON_AddArrayToObject(doc, "backends");
   if (!list) return -1;

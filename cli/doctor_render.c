@@ -43,8 +43,17 @@ static void print_header(const cJSON *doc) {
   printf("%-14s%s\n", "default:", text(doc, "default_backend", "-"));
   const char *floor = text(doc, "isolation_floor", "UNKNOWN");
   printf("%-14s%s\n", "floor:", strcmp(floor, "UNKNOWN") ? floor : "none");
-  printf("%-14s%s\n", "tracing:",
-         text(cJSON_GetObjectItemCaseSensitive(doc, "tracing"), "endpoint", "off (no endpoint configured)"));
+  /* Where spans go, or the true reason they do not: an OTEL_SDK_DISABLED
+   * or a tracing.enabled: false is not "no endpoint". */
+  const cJSON *tracing = cJSON_GetObjectItemCaseSensitive(doc, "tracing");
+  const char *endpoint = text(tracing, "endpoint", NULL);
+  if (endpoint) {
+    printf("%-14s", "tracing:");
+    cli_fputs_shown(endpoint, stdout);
+    putchar('\n');
+  } else {
+    printf("%-14soff (%s)\n", "tracing:", text(tracing, "off_reason", "span export is off"));
+  }
   print_list("environment:", cJSON_GetObjectItemCaseSensitive(doc, "environment"), "-");
 }
 

@@ -4,20 +4,20 @@
  * messages about them never echo the value. */
 #include "config_check.h"
 #include "config_schema.h"
+#include "trace_settings.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* http(s)://HOST[...]: no user-info (a credential in a file that anyone
- * with read access sees), no spaces or control characters. */
-static int valid_endpoint(const char *s) {
-  const char *rest = !strncmp(s, "http://", 7) ? s + 7 : !strncmp(s, "https://", 8) ? s + 8 : NULL;
-  if (!rest || !*rest || *rest == '/' || *rest == ':') return 0;
-  size_t authority = strcspn(rest, "/?#");
-  if (memchr(rest, '@', authority)) return 0;
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-    if (*p <= 0x20 || *p == 0x7f) return 0;
-  return 1;
+/* What is wrong with an endpoint, or NULL: the URL rules of the exporter
+ * (trace_settings.h), and no user-info (a credential in a file that anyone
+ * with read access sees). */
+static const char *endpoint_problem(const char *s) {
+  const char *problem = sbio__otlp_url_problem(s);
+  if (problem) return problem;
+  const char *rest = strstr(s, "://") + 3;
+  if (memchr(rest, '@', strcspn(rest, "/?#"))) return "it has a user name or password";
+  return NULL;
 }
 
 /* An HTTP field name: RFC 9110 token characters. */
@@ -76,13 +76,15 @@ sbio_code sbio__config_read_tracing(const sbio__config_src *ctx, const sbio__con
       rc = sbio__config_expect_bool(ctx, "enabled", v, &l->v.trace_enabled);
       l->v.trace_enabled_set = !rc;
     } else if (!strcmp(k->text, "endpoint")) {
-      /* Only the kind in the message: a URL may carry a token. */
-      if (v->kind != SBIO__NODE_SCALAR || !valid_endpoint(v->text))
+      /* Only the kind and the problem in the message: a URL may carry a
+       * token. */
+      const char *problem = v->kind != SBIO__NODE_SCALAR ? "" : endpoint_problem(v->text);
+      if (problem)
         rc = sbio__config_fail_node(
             ctx, v,
             "\"endpoint\" must be an http:// or https:// URL with a host and no user name or password "
-            "(like http://localhost:4318); got %s that is not",
-            sbio__config_describe_kind(v));
+            "(like http://localhost:4318); got %s that is not%s%s",
+            sbio__config_describe_kind(v), problem[0] ? ": " : "", problem);
       else if (!(l->v.trace_endpoint = strdup(v->text)))
         rc = sbio__config_fail_oom(ctx);
     } else if (!strcmp(k->text, "headers")) {

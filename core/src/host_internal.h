@@ -44,7 +44,8 @@ struct sbio_host {
   void *progress_user;
   sbio__redactor redactor;
   sbio__audit audit;
-  struct sbio__tracer *tracer; /* NULL unless spans are exported (trace.h) */
+  struct sbio__tracer *tracer;  /* NULL unless spans are exported (trace.h) */
+  const char *trace_off_reason; /* static text: why tracer is NULL */
   char session_id[33];
   sbio_host_services services;
   pthread_mutex_t lock; /* guards `sandboxes` */

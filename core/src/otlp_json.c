@@ -194,8 +194,15 @@ static cJSON *resource_object(const char *service_name, const sbio__kvlist *extr
   int bad = !attributes || add_string(attributes, "service.name", service_name) ||
             add_string(attributes, "telemetry.sdk.name", "sandboxio") ||
             add_string(attributes, "telemetry.sdk.version", sbio_version());
-  for (size_t i = 0; !bad && extra && i < extra->n; i++)
-    if (strcmp(extra->keys[i], "service.name") != 0) bad = add_string(attributes, extra->keys[i], extra->values[i]);
+  /* A key appears once. service.name was chosen by precedence (it may come
+   * from these attributes); the telemetry.sdk.* keys say which code made
+   * the spans, so OTEL_RESOURCE_ATTRIBUTES does not restate them. */
+  static const char *const own[] = {"service.name", "telemetry.sdk.name", "telemetry.sdk.version", NULL};
+  for (size_t i = 0; !bad && extra && i < extra->n; i++) {
+    int ours = 0;
+    for (size_t k = 0; own[k] && !ours; k++) ours = !strcmp(extra->keys[i], own[k]);
+    if (!ours) bad = add_string(attributes, extra->keys[i], extra->values[i]);
+  }
   if (bad) {
     cJSON_Delete(resource);
     return NULL;

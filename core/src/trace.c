@@ -39,9 +39,11 @@ sbio__tracer *sbio__tracer_open(sbio_host *host, const char *traceparent) {
   sbio__trace_settings s;
   if (sbio__trace_settings_load(&s, &host->cfg, warn_to_log, host) != SBIO_OK) {
     sbio__log(host, SBIO_LOG_WARN, "out of memory reading the tracing settings; spans are not exported");
+    host->trace_off_reason = "out of memory reading the tracing settings";
     return NULL;
   }
   if (!s.export_on) {
+    host->trace_off_reason = s.off_reason; /* static text */
     sbio__log(host, SBIO_LOG_DEBUG, "spans are not exported: %s", s.off_reason);
     sbio__trace_settings_free(&s);
     return NULL;
@@ -52,6 +54,7 @@ sbio__tracer *sbio__tracer_open(sbio_host *host, const char *traceparent) {
   if (t && t->endpoint) t->exporter = sbio__exporter_new(&s, reason, sizeof reason);
   if (!t || !t->endpoint || !t->exporter) {
     sbio__log(host, SBIO_LOG_WARN, "cannot start the span exporter (%s); spans are not exported", reason);
+    host->trace_off_reason = "the span exporter could not start (see its warning)";
     sbio__trace_settings_free(&s);
     if (t) free(t->endpoint);
     free(t);
@@ -122,6 +125,11 @@ sbio_code sbio_host_options_set_traceparent(sbio_host_options *opts, const char 
   free(opts->traceparent);
   opts->traceparent = copy;
   return SBIO_OK;
+}
+
+const char *sbio_host_trace_off_reason(const sbio_host *host) {
+  if (!host || host->tracer) return NULL;
+  return host->trace_off_reason ? host->trace_off_reason : "span export is off";
 }
 
 const char *sbio_host_trace_endpoint(const sbio_host *host) {

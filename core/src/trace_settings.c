@@ -52,12 +52,45 @@ static const char *env(const char *name) {
   return v && v[0] ? v : NULL;
 }
 
-int sbio__otlp_url_valid(const char *text) {
+/* The port after the host of an authority (user-info already skipped):
+ * empty (no ':'), or 1 to 65535 in digits. An IPv6 literal is bracketed. */
+static const char *port_problem(const char *host, size_t len) {
+  const char *end = host + len, *colon;
+  if (*host == '[') {
+    const char *close = memchr(host, ']', len);
+    if (!close) return "the IPv6 address has no closing ']'";
+    colon = close + 1 < end ? close + 1 : NULL;
+    if (colon && *colon != ':') return "only a port may follow the IPv6 address";
+  } else {
+    colon = memchr(host, ':', len);
+  }
+  if (!colon) return NULL;
+  size_t digits = (size_t)(end - colon - 1);
+  if (digits == 0) return "the port after ':' is empty (give a number, or no ':' for the scheme's default)";
+  long port = 0;
+  for (const char *p = colon + 1; p < end; p++) {
+    if (*p < '0' || *p > '9' || digits > 5) return "the port is not a number from 1 to 65535";
+    port = port * 10 + (*p - '0');
+  }
+  return port >= 1 && port <= 65535 ? NULL : "the port is not a number from 1 to 65535";
+}
+
+const char *sbio__otlp_url_problem(const char *text) {
   const char *rest = !strncmp(text, "http://", 7) ? text + 7 : !strncmp(text, "https://", 8) ? text + 8 : NULL;
-  if (!rest || !*rest || strchr("/?#:@", *rest)) return 0;
+  if (!rest) return "not an http:// or https:// URL";
   for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-    if (*p <= 0x20 || *p == 0x7f) return 0;
-  return 1;
+    if (*p <= 0x20 || *p == 0x7f) return "it holds a space or a control character";
+  if (!*rest || strchr("/?#:@", *rest)) return "there is no host after the scheme";
+  size_t authority = strcspn(rest, "/?#");
+  const char *at = memchr(rest, '@', authority);
+  const char *host = at ? at + 1 : rest;
+  size_t host_len = authority - (size_t)(host - rest);
+  if (!host_len || *host == ':') return "there is no host after the scheme";
+  return port_problem(host, host_len);
+}
+
+int sbio__otlp_url_valid(const char *text) {
+  return sbio__otlp_url_problem(text) == NULL;
 }
 
 /* scheme://host[:port]/path: no user-info, query or fragment, which are
@@ -81,12 +114,14 @@ static char *display_url(const char *url) {
   return out;
 }
 
+/* base + "/v1/traces", in the path: a query string (or fragment) stays
+ * after it ("http://h:4318/p?x=1" gives "http://h:4318/p/v1/traces?x=1"). */
 static char *join_traces_path(const char *base) {
-  size_t n = strlen(base);
+  size_t n = strcspn(base, "?#");
   const char *sep = n && base[n - 1] == '/' ? "" : "/";
-  size_t size = n + strlen(sep) + strlen(TRACES_PATH) + 1;
+  size_t size = strlen(base) + strlen(sep) + strlen(TRACES_PATH) + 1;
   char *out = malloc(size);
-  if (out) snprintf(out, size, "%s%s%s", base, sep, TRACES_PATH);
+  if (out) snprintf(out, size, "%.*s%s%s%s", (int)n, base, sep, TRACES_PATH, base + n);
   return out;
 }
 
@@ -187,13 +222,18 @@ static int parse_pairs(const warner *w, const char *var, const char *text, sbio_
 static int pick_url(const warner *w, sbio__trace_settings *s, const sbio__config *cfg) {
   const char *signal = env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
   const char *base = env("OTEL_EXPORTER_OTLP_ENDPOINT");
-  if (signal && !sbio__otlp_url_valid(signal)) {
-    warn(w, "ignoring OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: not an http:// or https:// URL with a host");
+  const char *problem, *ignored = NULL;
+  /* The reason names what is wrong, never the URL: it may carry a token. */
+  if (signal && (problem = sbio__otlp_url_problem(signal))) {
+    warn(w, "ignoring OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: %s", problem);
     signal = NULL;
+    ignored = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not a usable URL (see its warning), and no other endpoint is "
+              "configured";
   }
-  if (base && !sbio__otlp_url_valid(base)) {
-    warn(w, "ignoring OTEL_EXPORTER_OTLP_ENDPOINT: not an http:// or https:// URL with a host");
+  if (base && (problem = sbio__otlp_url_problem(base))) {
+    warn(w, "ignoring OTEL_EXPORTER_OTLP_ENDPOINT: %s", problem);
     base = NULL;
+    ignored = "OTEL_EXPORTER_OTLP_ENDPOINT is not a usable URL (see its warning), and no other endpoint is configured";
   }
   if (signal) {
     s->url = strdup(signal);
@@ -204,7 +244,7 @@ static int pick_url(const warner *w, sbio__trace_settings *s, const sbio__config
   } else if (cfg->trace_enabled_set && cfg->trace_enabled) {
     s->url = join_traces_path(DEFAULT_ENDPOINT);
   } else {
-    s->off_reason = "no endpoint is configured (tracing.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT)";
+    s->off_reason = ignored ? ignored : "no endpoint is configured (tracing.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT)";
     return 0;
   }
   if (!s->url || !(s->display_url = display_url(s->url))) return -1;

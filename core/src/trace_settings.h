@@ -32,8 +32,11 @@ typedef struct sbio__trace_settings {
 sbio_code sbio__trace_settings_load(sbio__trace_settings *s, const sbio__config *cfg, sbio__warn_fn warn, void *user);
 void sbio__trace_settings_free(sbio__trace_settings *s);
 
-/* Whether text is an http:// or https:// URL with a host and no spaces or
- * control characters. */
+/* Whether text is an http:// or https:// URL with a host, no spaces or
+ * control characters, and a port (when there is a ':') from 1 to 65535. */
 int sbio__otlp_url_valid(const char *text);
+/* NULL when it is; otherwise what is wrong, as static text that does not
+ * quote the URL (for "ignoring VARIABLE: ..."). */
+const char *sbio__otlp_url_problem(const char *text);
 
 #endif

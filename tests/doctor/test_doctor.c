@@ -287,6 +287,51 @@ static void test_environment_names_only(void **state) {
   free(cfg);
 }
 
+/* The tracing line gives the true reason export is off (issue 11: it said
+ * "no endpoint configured" whatever switched it off). */
+static void test_tracing_off_reasons(void **state) {
+  (void)state;
+  char *plain = config_with("trace-plain.yaml", "backends: {fake: {enabled: true}}\n");
+  char *off = config_with("trace-off.yaml", "backends: {fake: {enabled: true}}\ntracing: {enabled: false}\n");
+  static const char endpoint[] = "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9";
+  struct {
+    const char *config;
+    const char *env[3];
+    const char *line;
+  } cases[] = {
+      {plain,
+       {NULL},
+       "tracing:      off (no endpoint is configured (tracing.endpoint or OTEL_EXPORTER_OTLP_ENDPOINT))\n"},
+      {plain, {"OTEL_SDK_DISABLED=true", endpoint, NULL}, "tracing:      off (OTEL_SDK_DISABLED=true)\n"},
+      {off, {endpoint, NULL}, "tracing:      off (tracing.enabled is false in the configuration)\n"},
+      {plain,
+       {"OTEL_TRACES_EXPORTER=zipkin", endpoint, NULL},
+       "tracing:      off (OTEL_TRACES_EXPORTER names an exporter sandboxio does not have)\n"},
+      {plain,
+       {"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:/", NULL},
+       "tracing:      off (OTEL_EXPORTER_OTLP_ENDPOINT is not a usable URL (see its warning), and no other endpoint "
+       "is configured)\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    h_result r;
+    doctor(&r, cases[i].config, cases[i].env, NULL);
+    H_ASSERT_STATUS(&r, 0);
+    if (!h_contains(r.out, r.out_len, cases[i].line)) fail_msg("case %zu: no line %s in:\n%s", i, cases[i].line, r.out);
+    h_result_free(&r);
+  }
+  h_result r;
+  doctor(&r, plain, ENV("OTEL_SDK_DISABLED=true", endpoint), ARGS("--json"));
+  H_ASSERT_STATUS(&r, 0);
+  cJSON *doc = h_json(&r);
+  const cJSON *tracing = cJSON_GetObjectItem(doc, "tracing");
+  assert_true(cJSON_IsNull(cJSON_GetObjectItem(tracing, "endpoint")));
+  assert_string_equal(field(tracing, "off_reason"), "OTEL_SDK_DISABLED=true");
+  cJSON_Delete(doc);
+  h_result_free(&r);
+  free(plain);
+  free(off);
+}
+
 static void test_usage(void **state) {
   (void)state;
   h_result r;
@@ -314,6 +359,7 @@ int main(void) {
       cmocka_unit_test(test_stale_source_warns),
       cmocka_unit_test(test_default_backend_must_exist),
       cmocka_unit_test(test_environment_names_only),
+      cmocka_unit_test(test_tracing_off_reasons),
       cmocka_unit_test(test_usage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

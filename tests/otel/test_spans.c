@@ -368,6 +368,54 @@ static void test_nothing_exported_unless_configured(void **state) {
   collector_stop(c);
 }
 
+/* How many resource attributes are named key. */
+static int resource_key_count(const cJSON *resource, const char *key) {
+  int n = 0;
+  const cJSON *a;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItem(resource, "attributes")) {
+    const cJSON *k = cJSON_GetObjectItem(a, "key");
+    n += cJSON_IsString(k) && !strcmp(k->valuestring, key);
+  }
+  return n;
+}
+
+/* Issue 11: a telemetry.sdk.name in OTEL_RESOURCE_ATTRIBUTES gave two, and
+ * /v1/traces landed after the base URL's query string. */
+static void test_resource_keys_once_and_query_kept(void **state) {
+  (void)state;
+  collector *c = collector_start(COLLECTOR_ANSWER, 200, 0);
+  char base[256];
+  snprintf(base, sizeof base, "%s/otlp?tenant=acme", collector_url(c));
+  setenv("OTEL_EXPORTER_OTLP_ENDPOINT", base, 1);
+  setenv("OTEL_RESOURCE_ATTRIBUTES",
+         "telemetry.sdk.name=other,telemetry.sdk.version=9,deployment.environment=a,deployment.environment=b,"
+         "service.name=from-attributes",
+         1);
+  sbio_host *h = open_host(NULL, NULL);
+  char expect_url[300];
+  snprintf(expect_url, sizeof expect_url, "%s/otlp/v1/traces", collector_url(c));
+  assert_string_equal(sbio_host_trace_endpoint(h), expect_url); /* shown without the query */
+  char id[128];
+  run_workload(h, id, sizeof id);
+  sbio_host_close(h);
+  assert_true(collector_requests(c) > 0);
+  for (size_t i = 0; i < collector_requests(c); i++) {
+    assert_string_equal(collector_path(c, i), "/otlp/v1/traces?tenant=acme");
+    const cJSON *rs = cJSON_GetArrayItem(cJSON_GetObjectItem(collector_body(c, i), "resourceSpans"), 0);
+    const cJSON *resource = cJSON_GetObjectItem(rs, "resource");
+    const char *keys[] = {"service.name", "telemetry.sdk.name", "telemetry.sdk.version", "deployment.environment"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+      if (resource_key_count(resource, keys[k]) != 1)
+        fail_msg("resource attribute %s appears %d times", keys[k], resource_key_count(resource, keys[k]));
+    assert_string_equal(otlp_attr_string(resource, "telemetry.sdk.name"), "sandboxio");
+    assert_string_equal(otlp_attr_string(resource, "telemetry.sdk.version"), sbio_version());
+    assert_string_equal(otlp_attr_string(resource, "deployment.environment"), "b"); /* the later one */
+    assert_string_equal(otlp_attr_string(resource, "service.name"), "from-attributes");
+  }
+  assert_string_equal(logged, "");
+  collector_stop(c);
+}
+
 /* Every span arrives, in batches no larger than asked. */
 static void test_batches(void **state) {
   (void)state;
@@ -514,6 +562,7 @@ int main(void) {
       cmocka_unit_test_setup(test_malformed_traceparent_is_ignored, reset),
       cmocka_unit_test_setup(test_unsampled_parent_exports_nothing, reset),
       cmocka_unit_test_setup(test_nothing_exported_unless_configured, reset),
+      cmocka_unit_test_setup(test_resource_keys_once_and_query_kept, reset),
       cmocka_unit_test_setup(test_batches, reset),
       cmocka_unit_test_setup(test_unreachable_collector, reset),
       cmocka_unit_test_setup(test_collector_error_status, reset),

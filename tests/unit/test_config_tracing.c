@@ -148,19 +148,32 @@ static void test_wrong_values(void **state) {
   expect_error("audit: {stderr: 1}\n", "config.yaml:1:17: \"stderr\" must be a boolean (true or false), not \"1\"");
   expect_error("tracing:\n  endpoint: localhost:4318\n",
                "config.yaml:2:13: \"endpoint\" must be an http:// or https:// URL with a host and no user name or "
-               "password (like http://localhost:4318); got a string that is not");
+               "password (like http://localhost:4318); got a string that is not: not an http:// or https:// URL");
   expect_error("tracing:\n  endpoint: [http://a]\n",
                "config.yaml:2:13: \"endpoint\" must be an http:// or https:// URL with a host and no user name or "
                "password (like http://localhost:4318); got a list that is not");
   expect_error("tracing: {endpoint: 'ftp://collector'}\n",
                "config.yaml:1:21: \"endpoint\" must be an http:// or https:// URL with a host and no user name or "
-               "password (like http://localhost:4318); got a string that is not");
+               "password (like http://localhost:4318); got a string that is not: not an http:// or https:// URL");
   expect_error("tracing: {endpoint: 'http://'}\n",
                "config.yaml:1:21: \"endpoint\" must be an http:// or https:// URL with a host and no user name or "
-               "password (like http://localhost:4318); got a string that is not");
-  expect_error("tracing: {endpoint: 'http://a b'}\n",
+               "password (like http://localhost:4318); got a string that is not: there is no host after the scheme");
+  expect_error(
+      "tracing: {endpoint: 'http://a b'}\n",
+      "config.yaml:1:21: \"endpoint\" must be an http:// or https:// URL with a host and no user name or "
+      "password (like http://localhost:4318); got a string that is not: it holds a space or a control character");
+  /* The port: empty (issue 11: "http://a:" used to be taken) or out of range. */
+  expect_error("tracing: {endpoint: 'http://a:/x'}\n",
                "config.yaml:1:21: \"endpoint\" must be an http:// or https:// URL with a host and no user name or "
-               "password (like http://localhost:4318); got a string that is not");
+               "password (like http://localhost:4318); got a string that is not: the port after ':' is empty (give a "
+               "number, or no ':' for the scheme's default)");
+  expect_error("tracing: {endpoint: 'http://a:99999'}\n",
+               "config.yaml:1:21: \"endpoint\" must be an http:// or https:// URL with a host and no user name or "
+               "password (like http://localhost:4318); got a string that is not: the port is not a number from 1 to "
+               "65535");
+  expect_error("tracing: {endpoint: 'http://u:p@a'}\n",
+               "config.yaml:1:21: \"endpoint\" must be an http:// or https:// URL with a host and no user name or "
+               "password (like http://localhost:4318); got a string that is not: it has a user name or password");
   expect_error("tracing: {service_name: ''}\n",
                "config.yaml:1:25: \"service_name\" must be a non-empty string, not the quoted string \"\"");
   expect_error("tracing: {service_name: 12}\n",

@@ -223,8 +223,58 @@ static void test_numbers_and_bad_values(void **state) {
   sbio__trace_settings_free(&s);
 }
 
+/* Issue 11: "/v1/traces" went after a base URL's query string, and an
+ * empty port was taken. */
+static void test_base_url_query_and_port(void **state) {
+  (void)state;
+  sbio__trace_settings s;
+  setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://env.test:4318/base?tenant=a&x=1", 1);
+  load(&s, NULL);
+  assert_string_equal(s.url, "http://env.test:4318/base/v1/traces?tenant=a&x=1");
+  assert_string_equal(s.display_url, "http://env.test:4318/base/v1/traces");
+  sbio__trace_settings_free(&s);
+  setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://env.test:4318/?x=1", 1);
+  load(&s, NULL);
+  assert_string_equal(s.url, "http://env.test:4318/v1/traces?x=1");
+  sbio__trace_settings_free(&s);
+  load(&s, "tracing: {endpoint: 'https://yaml.test?x=1'}\n");
+  assert_string_equal(s.url, "http://env.test:4318/v1/traces?x=1");
+  sbio__trace_settings_free(&s);
+  unsetenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+  load(&s, "tracing: {endpoint: 'https://yaml.test?x=1'}\n");
+  assert_string_equal(s.url, "https://yaml.test/v1/traces?x=1");
+  sbio__trace_settings_free(&s);
+  assert_string_equal(warnings, "");
+
+  /* An empty port is refused by name, and the reason export is off says
+   * which variable was not usable. */
+  setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://env.test:/", 1);
+  load(&s, NULL);
+  assert_int_equal(s.export_on, 0);
+  assert_non_null(strstr(warnings, "ignoring OTEL_EXPORTER_OTLP_ENDPOINT: the port after ':' is empty"));
+  assert_non_null(strstr(s.off_reason, "OTEL_EXPORTER_OTLP_ENDPOINT is not a usable URL"));
+  sbio__trace_settings_free(&s);
+  /* With another endpoint configured, that one is used. */
+  load(&s, "tracing: {endpoint: 'http://yaml.test'}\n");
+  assert_string_equal(s.url, "http://yaml.test/v1/traces");
+  sbio__trace_settings_free(&s);
+}
+
 static void test_url_validation(void **state) {
   (void)state;
+  assert_true(sbio__otlp_url_valid("http://a:1/"));
+  assert_true(sbio__otlp_url_valid("http://a:65535?q"));
+  assert_true(sbio__otlp_url_valid("http://u:p@a"));
+  assert_true(sbio__otlp_url_valid("http://[::1]"));
+  assert_false(sbio__otlp_url_valid("http://a:"));
+  assert_false(sbio__otlp_url_valid("http://a:/x"));
+  assert_false(sbio__otlp_url_valid("http://a:?x"));
+  assert_false(sbio__otlp_url_valid("http://a:0"));
+  assert_false(sbio__otlp_url_valid("http://a:65536"));
+  assert_false(sbio__otlp_url_valid("http://a:4318x"));
+  assert_false(sbio__otlp_url_valid("http://[::1]:"));
+  assert_false(sbio__otlp_url_valid("http://[::1"));
+  assert_false(sbio__otlp_url_valid("http://u@:80"));
   assert_true(sbio__otlp_url_valid("http://a"));
   assert_true(sbio__otlp_url_valid("https://a.b:4318/x?y#z"));
   assert_true(sbio__otlp_url_valid("http://[::1]:4318"));
@@ -245,6 +295,7 @@ int main(void) {
       cmocka_unit_test_setup(test_headers, reset),
       cmocka_unit_test_setup(test_service_name_and_resource, reset),
       cmocka_unit_test_setup(test_numbers_and_bad_values, reset),
+      cmocka_unit_test_setup(test_base_url_query_and_port, reset),
       cmocka_unit_test_setup(test_url_validation, reset),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

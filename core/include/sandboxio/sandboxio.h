@@ -349,6 +349,10 @@ SBIO_API sbio_code sbio_host_options_set_traceparent(sbio_host_options *opts, co
 /* Where this host exports spans ("http://collector:4318/v1/traces", without
  * user name, password or query), or NULL when span export is off. */
 SBIO_API const char *sbio_host_trace_endpoint(const sbio_host *host);
+/* Why span export is off, in a sentence for a person ("OTEL_SDK_DISABLED=true",
+ * "tracing.enabled is false in the configuration", "no endpoint is
+ * configured ..."), or NULL when spans are exported. Owned by the host. */
+SBIO_API const char *sbio_host_trace_off_reason(const sbio_host *host);
 
 /* Asks a backend whether its provider can be reached (Docker: a ping of the
  * daemon). Loads the backend and opens its instance if needed, so the
