@@ -18,6 +18,7 @@ packages=(
   faketime                         # the suite under a clock set past the sources' freshness window
   abigail-tools                    # abidiff: the ABI against the baselines in abi/
   python3-pytest mypy python3-setuptools python3-venv python3-pip  # the Python binding: tests, types, offline install
+  qemu-system-x86 cpio xz-utils    # the qemu backend: the emulator, and its guest (busybox-static above, a kernel .deb)
 )
 missing=()
 for p in "${packages[@]}"; do

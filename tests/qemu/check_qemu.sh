@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The qemu backend end to end, under TCG (the CI machine has no hardware
+# virtualisation: its /dev/kvm is kvm_pvm). One case per invocation:
+#   check_qemu.sh CASE SBIO BACKEND_DIR GUEST_DIR WORK_DIR
+# CASE: run, lo, deadline, backstop, reap, refusal. Each case uses its own
+# state directory and configuration under WORK_DIR/CASE.
+set -euo pipefail
+case_name=$1 sbio=$2 backends=$3 guest=$4 work=$5/$1
+rm -rf "$work"
+mkdir -p "$work"
+state=$work/state
+fail() { echo "FAIL ($case_name): $*" >&2; exit 1; }
+
+# A wrapper around qemu that records each start: the refusal cases check that
+# none happened.
+cat > "$work/qemu-wrapper" <<WRAP
+#!/bin/sh
+echo started >> "$work/qemu-started"
+exec qemu-system-x86_64 "\$@"
+WRAP
+chmod +x "$work/qemu-wrapper"
+
+config() { # config FILE ACCEL
+  {
+    echo "backends:"
+    echo "  qemu:"
+    echo "    settings:"
+    [ "$2" = default ] || echo "      accel: $2"
+    echo "      guest_dir: $guest"
+    echo "      state_dir: $state"
+    echo "      qemu: $work/qemu-wrapper"
+  } > "$1"
+}
+config "$work/tcg.yaml" tcg
+config "$work/default.yaml" default
+run() { SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" "$@"; }
+
+vms() { find "$state" -mindepth 1 -maxdepth 1 -name 'qm-*' 2>/dev/null | wc -l; }
+
+# Waits (at most $2 s) until a VM of the state directory reported its facts.
+wait_booted() {
+  for _ in $(seq 1 $(($1 * 10))); do
+    if compgen -G "$state/qm-*/observed" > /dev/null; then return 0; fi
+    sleep 0.1
+  done
+  fail "no VM booted within $1 s"
+}
+
+qemu_pid() { cat "$state"/qm-*/pid; }
+alive() { kill -0 "$1" 2>/dev/null && [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+
+case $case_name in
+run)
+  # The guest's kernel, not the host's, and the tier is UNKNOWN.
+  out=$(run run --backend qemu:// -- uname -r 2> "$work/err")
+  want=$(cat "$guest/kernel.release")
+  [ "$out" = "$want" ] || fail "uname -r printed '$out', expected the guest's '$want'"
+  [ "$out" != "$(uname -r)" ] || fail "the guest kernel is the host's ($out)"
+  grep -q UNKNOWN "$work/err" || fail "no UNKNOWN warning: $(cat "$work/err")"
+  [ "$(vms)" = 0 ] || fail "a VM's state directory survived the run"
+  ;;
+lo)
+  out=$(run run --backend qemu:// --shell -- 'ls /sys/class/net; cat /proc/net/dev | tail -n +3 | cut -d: -f1' 2> /dev/null)
+  [ "$(echo "$out" | tr -d ' ' | sort -u)" = lo ] || fail "interfaces in the guest: $out"
+  ;;
+deadline)
+  # The command outlives --timeout: it is killed, sbio fails, nothing is left.
+  start=$(date +%s)
+  set +e
+  run run --backend qemu:// --timeout 8 -- sleep 120 > /dev/null 2> "$work/err"
+  rc=$?
+  set -e
+  took=$(($(date +%s) - start))
+  [ "$rc" != 0 ] || fail "sleep 120 under --timeout 8 succeeded"
+  grep -q SBX_E1302 "$work/err" || fail "no exec timeout error: $(cat "$work/err")"
+  [ "$took" -lt 60 ] || fail "took $took s"
+  [ "$(vms)" = 0 ] || fail "a VM's state directory survived the run"
+  ;;
+backstop)
+  # The creating process dies (kill -9): the guest powers itself off at its
+  # deadline, QEMU exits, and reap finds the state directory left behind.
+  run run --backend qemu:// --timeout 10 -- sleep 300 > /dev/null 2>&1 &
+  creator=$!
+  wait_booted 120
+  pid=$(qemu_pid)
+  kill -9 "$creator"
+  wait "$creator" 2>/dev/null || true
+  alive "$pid" || fail "QEMU died with its creator (it must outlive it until the deadline)"
+  for _ in $(seq 1 600); do alive "$pid" || break; sleep 0.1; done
+  alive "$pid" && fail "QEMU $pid still runs 60 s after the creator died (timeout 10 s)"
+  grep -q "deadline passed" "$state"/qm-*/console.log || fail "the guest did not power itself off: $(cat "$state"/qm-*/console.log)"
+  SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" reap --backend qemu --json > "$work/reap.json"
+  grep -q '"stopped"' "$work/reap.json" || fail "reap did not list the stopped VM: $(cat "$work/reap.json")"
+  SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" reap --backend qemu --kill > /dev/null
+  [ "$(vms)" = 0 ] || fail "reap --kill left a state directory"
+  ;;
+reap)
+  # The creating process dies with the VM running: reap lists it, --kill ends
+  # it at once and removes its state.
+  run run --backend qemu:// --timeout 300 -- sleep 300 > /dev/null 2>&1 &
+  creator=$!
+  wait_booted 120
+  pid=$(qemu_pid)
+  kill -9 "$creator"
+  wait "$creator" 2>/dev/null || true
+  SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" reap --backend qemu --json > "$work/reap.json"
+  grep -q '"running"' "$work/reap.json" || fail "reap did not list the running VM: $(cat "$work/reap.json")"
+  grep -q "io.sandboxio.session" "$work/reap.json" || fail "no session label: $(cat "$work/reap.json")"
+  SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" reap --backend qemu --kill > /dev/null
+  for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
+  alive "$pid" && fail "QEMU $pid survived reap --kill"
+  [ "$(vms)" = 0 ] || fail "reap --kill left a state directory"
+  ;;
+refusal)
+  # No hardware virtualisation here: refused before any QEMU starts.
+  for tier in microvm container; do
+    set +e
+    SBIO_CONFIG=$work/default.yaml "$sbio" --backend-path "$backends" run --require-isolation "$tier" \
+      --backend qemu:// -- true > /dev/null 2> "$work/err"
+    rc=$?
+    set -e
+    [ "$rc" = 78 ] || fail "--require-isolation $tier: exit $rc, expected 78: $(cat "$work/err")"
+    grep -q SBX_E1000 "$work/err" || fail "no SBX_E1000: $(cat "$work/err")"
+    if [ -d /sys/module/kvm_pvm ]; then
+      grep -q kvm_pvm "$work/err" || fail "the refusal does not name kvm_pvm: $(cat "$work/err")"
+      grep -q "not hardware virtualisation" "$work/err" || fail "the refusal does not say why: $(cat "$work/err")"
+    fi
+  done
+  # Asked for TCG, a required tier is refused too: TCG is UNKNOWN.
+  set +e
+  run run --require-isolation microvm --backend qemu:// -- true > /dev/null 2> "$work/err"
+  rc=$?
+  set -e
+  [ "$rc" = 78 ] || fail "tcg with --require-isolation microvm: exit $rc: $(cat "$work/err")"
+  [ ! -e "$work/qemu-started" ] || fail "QEMU was started"
+  [ ! -e "$state" ] || fail "a state directory was made"
+  ;;
+*)
+  fail "unknown case"
+  ;;
+esac
+echo "PASS ($case_name)"
