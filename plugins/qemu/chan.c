@@ -57,7 +57,8 @@ static void consume(qm_sandbox *sb, size_t n) {
   sb->rx_len -= n;
 }
 
-/* Dispatches every whole frame buffered: 1 finished, 0 go on, <0 error. */
+/* Dispatches every whole frame buffered: 1 finished, 0 go on, or a
+ * catalogue code (>= 1000) with err filled. */
 static int drain(qm_sandbox *sb, qm_req *q, int fail_code, sbio_bk_error *err) {
   for (;;) {
     qm_header h;
@@ -78,7 +79,7 @@ static int drain(qm_sandbox *sb, qm_req *q, int fail_code, sbio_bk_error *err) {
     if (sbio__qm_decode_guest(&h, sb->rx + QM_HEADER_SIZE, &m) != 0) return broken(sb, fail_code, err);
     int r = q->on_msg(q, &m);
     consume(sb, whole);
-    if (r < 0) return r;
+    if (r > 1) return r;
     if (r == 1) {
       q->done = 1;
       return 1;
@@ -108,7 +109,7 @@ int sbio__qm_chan_run(qm_sandbox *sb, qm_req *q, const sbio_bk_call *call, int t
     }
     int d = drain(sb, q, fail_code, err);
     if (d != 0) {
-      rc = d < 0 ? d : SBIO_OK;
+      rc = d == 1 ? SBIO_OK : d;
       break;
     }
     if (atomic_load(&sb->killed)) {
@@ -137,7 +138,7 @@ int sbio__qm_chan_run(qm_sandbox *sb, qm_req *q, const sbio_bk_call *call, int t
       if (r < 0) {
         /* EOF: whatever is still buffered is dispatched first. */
         d = drain(sb, q, fail_code, err);
-        rc = d == 1 ? SBIO_OK : d < 0 ? d : gone(sb, err);
+        rc = d == 1 ? SBIO_OK : d > 1 ? d : gone(sb, err);
         break;
       }
     }

@@ -78,7 +78,7 @@ struct qm_req {
    * returns 1 when it made one, 0 when nothing is left to send. */
   int (*next)(qm_req *q, qm_wr *w);
   /* A message for this request; returns 1 when the request is finished,
-   * 0 to go on, or a negative catalogue code to stop with an error. */
+   * 0 to go on, or a catalogue code (>= 1000, err filled) to stop. */
   int (*on_msg)(qm_req *q, const qm_msg *m);
   void *user;
   int done;
