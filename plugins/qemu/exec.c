@@ -117,6 +117,12 @@ int sbio__qm_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
     *exit_code = 137;
     return SBIO_OK;
   }
+  if (rc == SBIO_E_GONE && sbio_bk_now_ns(call) >= sb->expires_ns) {
+    /* The guest powered itself off at the end of its lifetime while the
+     * command ran: for the caller, the command ran out of time. */
+    return sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "give the sandbox a longer timeout",
+                          "qemu: the sandbox's %g s lifetime ended while the command ran", sb->timeout_s);
+  }
   if (rc == SBIO_E_EXEC_TIMEOUT || rc == SBIO_E_CANCELLED) {
     sbio_bk_error saved = *err;
     kill_command(&x, call);

@@ -47,6 +47,8 @@ typedef struct qm_sandbox {
   int reaped; /* QEMU waited for */
   int broken; /* the guest sent something it must not: no more requests */
   uint32_t next_id;
+  int64_t expires_ns; /* host clock: when the guest's lifetime ends */
+  double timeout_s;
   char **env; /* create-time environment and secrets, "K=V" */
   size_t n_env;
   qm_ready ready;

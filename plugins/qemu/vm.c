@@ -399,6 +399,8 @@ int sbio__qm_op_create(void *instance, const sbio_bk_create_req *req, const sbio
   sb->fd = -1;
   snprintf(sb->mechanism, sizeof sb->mechanism, "%s", mechanism);
   double timeout_s = req->timeout_s > 0 ? req->timeout_s : QM_DEFAULT_TIMEOUT_S;
+  sb->timeout_s = timeout_s;
+  sb->expires_ns = sbio_bk_now_ns(call) + (int64_t)(timeout_s * 1e9);
   if (make_id(sb->id, sizeof sb->id) != 0 || merge_env(sb, req) != 0) {
     sandbox_free(sb);
     return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "qemu create: out of memory or randomness");
@@ -431,6 +433,7 @@ int sbio__qm_op_create(void *instance, const sbio_bk_create_req *req, const sbio
   snprintf(observed, sizeof observed, "accel=%s kernel=%s hypervisor=%s clocksource=%s\n", mechanism, sb->ready.kernel,
            sb->ready.hypervisor ? "yes" : "no", sb->ready.clocksource);
   write_file(sb->dir, "observed", observed);
+  observed[strcspn(observed, "\n")] = '\0';
   sbio_sdk_log(inst->host, NULL, SBIO_BK_LOG_INFO, "qemu: %s booted (%s)", sb->id, observed);
   snprintf(info->id, sizeof info->id, "%s", sb->id);
   snprintf(info->mechanism, sizeof info->mechanism, "%s", mechanism);

@@ -73,6 +73,8 @@ deadline)
   set -e
   took=$(($(date +%s) - start))
   [ "$rc" != 0 ] || fail "sleep 120 under --timeout 8 succeeded"
+  # The exec's deadline or the sandbox's lifetime (the guest powers off at
+  # it), whichever comes first: both are the command running out of time.
   grep -q SBX_E1302 "$work/err" || fail "no exec timeout error: $(cat "$work/err")"
   [ "$took" -lt 60 ] || fail "took $took s"
   [ "$(vms)" = 0 ] || fail "a VM's state directory survived the run"
@@ -80,7 +82,9 @@ deadline)
 backstop)
   # The creating process dies (kill -9): the guest powers itself off at its
   # deadline, QEMU exits, and reap finds the state directory left behind.
-  run run --backend qemu:// --timeout 10 -- sleep 300 > /dev/null 2>&1 &
+  # sbio itself in the background (not a function's subshell): $! is sbio.
+  SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" run --backend qemu:// --timeout 10 -- sleep 300 \
+    > /dev/null 2>&1 &
   creator=$!
   wait_booted 120
   pid=$(qemu_pid)
@@ -98,7 +102,8 @@ backstop)
 reap)
   # The creating process dies with the VM running: reap lists it, --kill ends
   # it at once and removes its state.
-  run run --backend qemu:// --timeout 300 -- sleep 300 > /dev/null 2>&1 &
+  SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" run --backend qemu:// --timeout 300 -- sleep 300 \
+    > /dev/null 2>&1 &
   creator=$!
   wait_booted 120
   pid=$(qemu_pid)
