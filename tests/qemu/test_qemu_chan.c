@@ -109,6 +109,8 @@ static void start(fixture *f) {
   f->sb->fd = sv[0];
   fcntl(sv[0], F_SETFL, O_NONBLOCK);
   snprintf(f->sb->id, sizeof f->sb->id, "qm-test");
+  f->sb->expires_ns = INT64_MAX;
+  f->sb->timeout_s = 300;
   f->g.fd = sv[1];
   f->g.patch_id = 1;
   assert_int_equal(pthread_create(&f->t, NULL, guest_main, &f->g), 0);
@@ -245,6 +247,22 @@ static void guest_vanishes(void **state) {
   stop(&f);
 }
 
+/* The guest powered off at the end of its lifetime under a running
+ * command: the command ran out of time (SBX_E1302), not "gone". */
+static void lifetime_ends_during_exec(void **state) {
+  (void)state;
+  fixture f = {0};
+  f.g.close_after = 1;
+  start(&f);
+  f.sb->expires_ns = mono(NULL) - 1;
+  sink s = {0};
+  int code = -1;
+  sbio_bk_error err = {.size = sizeof err};
+  assert_int_equal(run_sh(&f, 10, &s, &code, &err), SBIO_E_EXEC_TIMEOUT);
+  assert_non_null(strstr(err.message, "lifetime"));
+  stop(&f);
+}
+
 static void silent_guest_times_out(void **state) {
   (void)state;
   fixture f = {0};
@@ -308,6 +326,7 @@ int main(void) {
       cmocka_unit_test(exit_out_of_range),
       cmocka_unit_test(unknown_type),
       cmocka_unit_test(guest_vanishes),
+      cmocka_unit_test(lifetime_ends_during_exec),
       cmocka_unit_test(silent_guest_times_out),
       cmocka_unit_test(missing_path_is_1701),
       cmocka_unit_test(dirent_with_a_path_is_refused),
