@@ -309,7 +309,7 @@ class Process:
                 return item
             if item is END:
                 try:
-                    await asyncio.shield(fut)
+                    await asyncio.wait([fut])  # its outcome is read by _settle
                 except asyncio.CancelledError:
                     self._interrupt()
                     await _aio.finish(fut)
@@ -329,7 +329,7 @@ class Process:
         fut = self._start()
         self._pipe.abandon()
         try:
-            await asyncio.shield(fut)
+            await asyncio.wait([fut])  # its outcome is read by _settle
         except asyncio.CancelledError:
             self._interrupt()
             await _aio.finish(fut)

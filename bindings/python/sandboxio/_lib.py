@@ -246,8 +246,14 @@ def text(value: Optional[bytes]) -> str:
 
 def cstr(value: str, what: str) -> bytes:
     """Text for the library: UTF-8 without NUL bytes (C would cut it short)."""
+    from .errors import ConfigurationError
+
+    # The value is never shown: it may be a secret.
     if not isinstance(value, str):
-        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+        raise ConfigurationError(f"{what} must be a str, not {type(value).__name__}")
     if "\0" in value:
-        raise ValueError(f"{what} contains a NUL character")
-    return value.encode("utf-8")
+        raise ConfigurationError(f"{what} contains a NUL character")
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigurationError(f"{what} is not valid Unicode (a lone surrogate)") from None

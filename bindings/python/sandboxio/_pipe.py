@@ -29,11 +29,11 @@ END = _End()
 
 
 class Pipe:
-    def __init__(self, limit: int = LIMIT) -> None:
+    def __init__(self, limit: Optional[int] = None) -> None:
         self._cond = threading.Condition()
         self._chunks: collections.deque[OutputChunk] = collections.deque()
         self._bytes = 0
-        self._limit = limit
+        self._limit = LIMIT if limit is None else limit
         self._ended = False
         self._abandoned = False
         self._waker: Optional[Callable[[], None]] = None

@@ -9,6 +9,7 @@ asyncio.run (Debian has no pytest-asyncio; nothing more is needed).
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import inspect
 import os
 from pathlib import Path
@@ -19,6 +20,17 @@ import pytest
 import sandboxio
 
 BACKENDS = os.environ.get("SBIO_TEST_BACKEND_DIR", "")
+
+
+#: A test that hangs is a failure with every thread's stack, not a silent stall.
+TEST_TIMEOUT = 120
+
+
+@pytest.fixture(autouse=True)
+def _hang_guard() -> Iterator[None]:
+    faulthandler.dump_traceback_later(TEST_TIMEOUT, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Optional[bool]:
