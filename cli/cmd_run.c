@@ -16,6 +16,7 @@
 #include "output.h"
 #include "progress.h"
 #include "run_options.h"
+#include "run_writer.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -31,21 +32,32 @@ static const char fake_notice[] = "sbio: no backend chosen; using the built-in f
                                   "(choose one with --backend docker://IMAGE or default_backend in the config)\n";
 
 typedef struct run_output {
-  cli_interrupt *watcher;
-  int stdout_lost, stderr_lost;
+  run_writer *writer;
 } run_output;
 
-/* Called on the exec's thread as bytes arrive: straight to fd 1 or 2, no
- * stdio buffer in between, so interleaving and latency match the command. */
+/* Called on the exec's thread as bytes arrive: queued for the writer
+ * thread, straight to fd 1 or 2 from there with no stdio buffer in between,
+ * so interleaving and latency match the command; never blocked past the
+ * deadline by a reader that stops reading (run_writer.h). */
 static void on_output(sbio_stream stream, const char *data, size_t len, void *user) {
   run_output *out = user;
-  int fd = stream == SBIO_STDERR ? STDERR_FILENO : STDOUT_FILENO;
-  int *lost = stream == SBIO_STDERR ? &out->stderr_lost : &out->stdout_lost;
-  if (*lost || cli_write_all(fd, data, len) == 0) return;
-  *lost = 1;
-  /* The reader of stdout went away (`sbio run -- yes | head`): end the
-   * command the way a pipeline ends a local one. */
-  if (errno == EPIPE && fd == STDOUT_FILENO) cli_interrupt_request(out->watcher, SIGPIPE);
+  run_writer_put(out->writer, stream == SBIO_STDERR ? STDERR_FILENO : STDOUT_FILENO, data, len);
+}
+
+/* The exec's timeout as the library applies it: --timeout, else the
+ * target's ?timeout= (the URI's grammar has no other parameter, and the
+ * create that just succeeded validated it), else the default. */
+static double exec_timeout_s(const run_options *o, sbio_host *host) {
+  if (o->timeout_set) return o->timeout;
+  const char *uri = o->uri ? o->uri : sbio_host_default_backend(host);
+  const char *rest = uri ? strstr(uri, "://") : NULL;
+  const char *q = rest ? strchr(rest, '?') : NULL;
+  if (q && strncmp(q + 1, "timeout=", 8) == 0) {
+    char *end = NULL;
+    double t = strtod(q + 9, &end);
+    if (end != q + 9 && t > 0) return t;
+  }
+  return SBIO_DEFAULT_TIMEOUT_S;
 }
 
 static int report_setter(sbio_code rc, const char *what, const char *key) {
@@ -178,18 +190,32 @@ static int build_exec_options(const run_options *o, const unsigned char *in, siz
 }
 
 /* Runs the command in the created sandbox and returns the exit code. */
-static int exec_in(sbio_sandbox *sb, const run_options *o, const sbio_exec_options *e, cli_interrupt *watcher) {
+static int exec_in(sbio_sandbox *sb, const run_options *o, const sbio_exec_options *e, cli_interrupt *watcher,
+                   run_writer *writer, double timeout_s) {
   sbio_error *err = sbio_error_new();
   sbio_exec_result *result = NULL;
   if (!err) return cli_error_oom(0);
+  /* The writer waits for a slow reader until the exec's own deadline, and
+   * gives up with it (a little later, so the library's deadline fires first). */
+  run_writer_set_deadline(writer, run_writer_now_ns() + (int64_t)(timeout_s * 1e9) + 250000000);
   sbio_code rc = o->shell ? sbio_sandbox_exec_shell(sb, o->cmd[0], e, &result, err)
                           : sbio_sandbox_exec(sb, (const char *const *)o->cmd, e, &result, err);
+  /* Everything the command wrote goes out before anything of ours. */
+  int drained = run_writer_drain(writer) == 0;
   int exit_code;
   if (cli_interrupt_signal(watcher)) {
     /* Whatever exec returned is the consequence of our own kill. */
     exit_code = CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher);
   } else if (rc != SBIO_OK) {
     exit_code = cli_error_report_sbio(err, 0);
+  } else if (!drained) {
+    /* The command ended in time, but its output could not be delivered
+     * before the deadline: the deadline passed all the same. */
+    char message[200];
+    snprintf(message, sizeof message,
+             "the command's output was not read before its %.3g s deadline; the rest of it was dropped", timeout_s);
+    cli_error_view v = {SBIO_E_EXEC_TIMEOUT, message, "read sbio's output, or raise --timeout", NULL, NULL};
+    exit_code = cli_error_report(&v, 0);
   } else {
     exit_code = sbio_exec_result_exit_code(result);
     if (exit_code < 0 || exit_code > 255) {
@@ -228,7 +254,7 @@ static int create_and_run(sbio_host *host, const run_options *o, const unsigned 
                           cli_interrupt *watcher) {
   sbio_create_options *copts = NULL;
   sbio_exec_options *eopts = NULL;
-  run_output out = {watcher, 0, 0};
+  run_output out = {NULL};
   int exit_code = build_create_options(o, &copts);
   if (!exit_code) exit_code = build_exec_options(o, in, in_len, &out, &eopts);
   if (exit_code) {
@@ -249,10 +275,15 @@ static int create_and_run(sbio_host *host, const run_options *o, const unsigned 
                                               : cli_error_report_sbio(err, 0);
   } else {
     cli_interrupt_set_sandbox(watcher, sb);
-    if (cli_interrupt_signal(watcher))
+    if (cli_interrupt_signal(watcher)) {
       exit_code = CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher);
-    else
-      exit_code = exec_in(sb, o, eopts, watcher);
+    } else if (!(out.writer = run_writer_start(watcher))) {
+      fprintf(stderr, "sbio: error: cannot start the output writer: %s\n", strerror(errno));
+      exit_code = CLI_EXIT_INTERNAL;
+    } else {
+      exit_code = exec_in(sb, o, eopts, watcher, out.writer, exec_timeout_s(o, host));
+      run_writer_stop(out.writer);
+    }
     cli_interrupt_set_sandbox(watcher, NULL);
     close_sandbox(sb);
   }

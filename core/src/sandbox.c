@@ -244,6 +244,10 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   struct sbio_backend_info *b = p.b;
   const char *tmpl = p.tmpl;
   double timeout_s = p.timeout_s;
+  /* The create's deadline runs from here: the backend's plan (which may
+   * ask its engine or provider) counts against it, so a create never takes
+   * longer than its timeout, plan included. */
+  int64_t deadline = sbio__deadline_after(timeout_s);
 
   sbio__event ev;
   sbio__event_begin(&ev, host, "create_requested");
@@ -271,7 +275,7 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   sbio__event_str(&ev, "mechanism", planned);
   sbio__event_str(&ev, "template", tmpl);
   sbio__call c;
-  sbio__call_init(&c, host, NULL, sbio__deadline_after(timeout_s));
+  sbio__call_init(&c, host, NULL, deadline);
   sbio_bk_sandbox_info info = {.size = sizeof info};
   sbio_bk_error bk = {.size = sizeof bk};
   void *handle = NULL;

@@ -57,6 +57,8 @@ static void docker_close(void *instance) {
   if (instance) instance_free(instance);
 }
 
+#define PLAN_S 15.0 /* the longest plan waits for the engine */
+
 /* No provisioning and, for a configured runc/runsc, no engine call. */
 static int docker_plan(void *instance, const sbio_bk_create_req *req, char *mechanism, size_t mechanism_size,
                        sbio_bk_error *err) {
@@ -71,9 +73,12 @@ static int docker_plan(void *instance, const sbio_bk_create_req *req, char *mech
     return SBIO_OK;
   }
   /* Unset (the engine's default) or another name: ask the engine what it
-   * runs, briefly; plan has no call deadline of its own. */
+   * runs, briefly. Plan gets no call, but the create it prepares must end
+   * within the sandbox's timeout, and the core starts that deadline before
+   * plan: so plan waits at most PLAN_S, and never longer than the timeout
+   * (a frozen engine used to hold `run --timeout 3` for 15 s). */
   sbio_bk_call call;
-  sbio_sdk_call_init(&call, inst->host, 15);
+  sbio_sdk_call_init(&call, inst->host, req->timeout_s < PLAN_S ? req->timeout_s : PLAN_S);
   char name[64];
   if (rt)
     snprintf(name, sizeof name, "%s", rt);

@@ -4,11 +4,14 @@
  * signals, and secrets that never leak into messages or audit events. */
 #include "harness.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FAKE_NOTICE                                                                                                    \
   "sbio: no backend chosen; using the built-in fake backend, which executes nothing (choose one with --backend "       \
@@ -331,6 +334,50 @@ static void test_run_timeout_above_the_maximum_exits_78(void **state) {
   free_logged_config(&c);
 }
 
+/* sbio's own stdout is a pipe nobody reads: --timeout still ends the run
+ * (exit 124, SBX_E1302 on stderr), well before the harness would give up.
+ * Before, the output callback blocked the exec's thread in write() and the
+ * deadline was never enforced: sbio hung for as long as the pipe did. */
+static void test_run_deadline_holds_when_stdout_is_never_read(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  h_proc p;
+  H_START(&p, NULL, "--config", cfg, "run", "--backend", "fake://", "--timeout", "2", "--", "seq", "1", "2000000");
+  /* Read stderr only; stdout's pipe fills and stays full. */
+  char err[65536];
+  size_t err_len = 0;
+  int status = -1, err_open = 1;
+  for (int i = 0; i < 300 && status < 0; i++) { /* 30 s at most */
+    struct pollfd pfd = {p.err_fd, POLLIN, 0};
+    if (err_open && poll(&pfd, 1, 100) > 0) {
+      ssize_t n = read(p.err_fd, err + err_len, sizeof err - 1 - err_len);
+      if (n > 0) err_len += (size_t)n;
+      if (n == 0) err_open = 0;
+    } else if (!err_open) {
+      nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    int ws;
+    if (waitpid(p.pid, &ws, WNOHANG) == p.pid) status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (status < 0) {
+    kill(p.pid, SIGKILL);
+    waitpid(p.pid, NULL, 0);
+    fail_msg("sbio run --timeout 2 did not end within 30 s while its stdout was not read");
+  }
+  for (ssize_t n; (n = read(p.err_fd, err + err_len, sizeof err - 1 - err_len)) > 0;) err_len += (size_t)n;
+  err[err_len] = '\0';
+  close(p.out_fd);
+  close(p.err_fd);
+  if (status != 124) fail_msg("status %d, stderr: %s", status, err);
+  assert_non_null(strstr(err, "[SBX_E1302]"));
+  double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  assert_true(elapsed < 20.0); /* not a tight bound: the point is that it ends */
+  free(cfg);
+}
+
 static void test_run_deadline_exits_124(void **state) {
   (void)state;
   logged_config c = make_logged_config("deadline");
@@ -544,6 +591,7 @@ int main(void) {
       cmocka_unit_test(test_run_default_backend_from_config_skips_the_notice),
       cmocka_unit_test(test_run_unknown_backend_is_unavailable),
       cmocka_unit_test(test_run_timeout_above_the_maximum_exits_78),
+      cmocka_unit_test(test_run_deadline_holds_when_stdout_is_never_read),
       cmocka_unit_test(test_run_deadline_exits_124),
       cmocka_unit_test(test_run_sigint_destroys_the_sandbox),
       cmocka_unit_test(test_run_sigterm_destroys_the_sandbox),
