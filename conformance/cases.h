@@ -41,6 +41,9 @@ void kit_exec_stdin(kit_case *c);
 void kit_exec_non_positive_timeout_refused(kit_case *c);
 void kit_exec_undeclared_refused(kit_case *c);
 
+/* cases_cancel.c */
+void kit_exec_cancel_one_exec(kit_case *c);
+
 /* cases_timeout.c */
 void kit_exec_timeout_raises(kit_case *c);
 void kit_exec_timeout_inherits(kit_case *c);

@@ -84,6 +84,9 @@ static const kit_case_def cases[] = {
     {"exec.undeclared_refused", "24", "without run_command, exec fails with SBX_E1101", 0, RUN, CR,
      kit_exec_undeclared_refused},
     {"exec.stdin", "", "stdin bytes reach the process", RUN | SBIO_CAP_STDIN, 0, CR, kit_exec_stdin},
+    {"exec.cancel_one_exec", "",
+     "cancelling one exec (ABI 1.3) ends it with SBX_E1902; the sandbox, its files and the next exec stay", RUN, 0, CR,
+     kit_exec_cancel_one_exec},
 
     /* streams */
     {"stream.order_within_stream", "33,37", "streamed output arrives in order and equals the buffered output", RUN, 0,

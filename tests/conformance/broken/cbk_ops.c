@@ -324,6 +324,6 @@ SBIO_BACKEND(CBK_NAME, "0.0.1", "conformance test backend",
              SBIO_CAP("run_command") "," SBIO_CAP("streaming") "," SBIO_CAP("filesystem") ","
              SBIO_CAP("network_policy") "," SBIO_CAP("network_allowlist") "," SBIO_CAP("stdin") ","
              SBIO_CAP("separate_stderr") "," SBIO_CAP("managed") "," SBIO_CAP("connect"),
-             CBK_MECHS, CBK_FULL_OPS, .exec = bk_exec)
+             CBK_MECHS, CBK_FULL_OPS, .exec = bk_exec, .features = SBIO_BK_FEATURE_EXEC_CANCEL)
 #endif
 // clang-format on

@@ -22,6 +22,7 @@ typedef struct sh {
   cbk_kv env;
   int stdin_used;
   int killed, timed_out, exited;
+  int exec_cancelled; /* this exec alone was cancelled (ABI 1.3): the sandbox stays */
   int status;
   char *held[3]; /* CBK_DEFECT_BUFFERED: output held until the end */
   size_t held_len[3];
@@ -37,7 +38,7 @@ typedef struct io {
 } io;
 
 static int stopped(const sh *s) {
-  return s->killed || s->timed_out || s->exited;
+  return s->killed || s->timed_out || s->exited || s->exec_cancelled;
 }
 
 #ifdef CBK_DEFECT_BUFFERED
@@ -86,7 +87,13 @@ static void wait_for(sh *s, double seconds) {
   for (;;) {
     int64_t now = sbio_bk_now_ns(s->call);
 #ifndef CBK_DEFECT_IGNORE_KILL
-    if (atomic_load(&s->box->killed) || (s->call->cancelled && s->call->cancelled(s->call))) {
+    int cancelled = s->call->cancelled && s->call->cancelled(s->call);
+    if (cancelled && sbio_bk_exec_cancelled(s->call) && !atomic_load(&s->box->killed)) {
+#ifndef CBK_DEFECT_IGNORE_CANCEL
+      s->exec_cancelled = 1;
+      return;
+#endif
+    } else if (atomic_load(&s->box->killed) || cancelled) {
       s->killed = 1;
       return;
     }
@@ -429,7 +436,9 @@ int cbk_exec(cbk_box *box, const sbio_bk_exec_req *req, const sbio_bk_call *call
     free(s.held[i]);
   }
   cbk_kv_free(&s.env);
-  *exit_code = s.killed || s.timed_out ? 137 : status;
+  *exit_code = s.killed || s.timed_out || s.exec_cancelled ? 137 : status;
+  if (s.exec_cancelled)
+    return sbio_bk_error_set(err, SBIO_E_CANCELLED, NULL, "command cancelled by its caller; the sandbox stays");
   if (s.timed_out) {
     char leak[512] = "";
 #ifdef CBK_DEFECT_LEAK_SECRET
