@@ -38,7 +38,7 @@ for b in json.load(open(sys.argv[1]))["backends"]:
             print(b["name"], m["name"], m["verified_on"])
 ' "$work/now.json")
 [ -n "$verified" ] || fail "no backend has a verified mechanism"
-echo "$verified" | grep -q '^fake none ' || fail "the fake backend's mechanism is not verified: $verified"
+echo "$verified" | grep '^fake none ' >/dev/null || fail "the fake backend's mechanism is not verified: $verified"
 newest=$(echo "$verified" | awk '{print $3}' | sort | tail -1)
 future=$(date -u -d "$newest + $((window + 30)) days" +%F)
 echo "== clock set to $future ($window-day window, newest source $newest)"
@@ -46,7 +46,9 @@ echo "== clock set to $future ($window-day window, newest source $newest)"
 # refuses to start when libfaketime is preloaded ahead of it. Preloading the
 # runtime first makes libfaketime hang in its own start-up, so ASan is told
 # not to insist on the order (it still instruments and checks sbio).
-if ldd "$sbio" | grep -q 'libclang_rt\.asan'; then
+# (grep >/dev/null, not grep -q: under pipefail, grep -q stopping at its
+# first match can fail the pipeline on ldd's SIGPIPE, and did, 1 run in 8.)
+if ldd "$sbio" | grep 'libclang_rt\.asan' >/dev/null; then
   export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 fi
 # From the real clock, even when this script itself runs under a fake one
@@ -74,7 +76,7 @@ PY
 while read -r backend mech date; do
   grep -q "^sbio: warning: backend $backend mechanism $mech: source verified [0-9]* days ago (re-verification window $window days)" \
     "$work/later.err" || fail "no stale warning for $backend/$mech: $(cat "$work/later.err")"
-  grep '"event":"backend_stale"' "$work/audit.jsonl" | grep -q "\"backend\":\"$backend\"" ||
+  grep '"event":"backend_stale"' "$work/audit.jsonl" | grep "\"backend\":\"$backend\"" >/dev/null ||
     fail "no backend_stale audit event for $backend: $(cat "$work/audit.jsonl")"
 done <<<"$verified"
 
