@@ -4,9 +4,10 @@
 # Fedora would (on Debian: --nodeps, since the build dependencies are
 # Debian packages here, and packaging/rpm/debian-host.macros for what
 # Fedora's build root adds):
-#   1. a source tarball of the tracked files, rpmbuild -bb: sandboxio,
-#      sandboxio-libs, sandboxio-devel and one sandboxio-backend-NAME per
-#      backend in plugins/, each with its -debuginfo;
+#   1. a source tarball of the tracked files, rpmbuild -bb: every package of
+#      the spec, which include sandboxio, sandboxio-libs, sandboxio-devel and
+#      one sandboxio-backend-NAME per backend in plugins/, each
+#      architecture-dependent one with its -debuginfo;
 #   2. the split: -libs provides sandboxio(backend-abi) = MAJOR, backends
 #      require it and no library, drop-ins are %config(noreplace), files land
 #      in Fedora's directories (%{_libdir} = /usr/lib64, /etc);
@@ -25,7 +26,7 @@ skip() {
 }
 quiet_grep() { grep "$@" >/dev/null; }
 step() { echo "== $*"; }
-for tool in rpmbuild rpmlint rpm find-debuginfo eu-strip; do
+for tool in rpmbuild rpmspec rpmlint rpm find-debuginfo eu-strip; do
   command -v "$tool" >/dev/null || skip "$tool is missing (Debian: rpm, rpmlint, debugedit, elfutils)"
 done
 work=$(mktemp -d)
@@ -48,11 +49,22 @@ rpms=$work/top/RPMS/$(uname -m)
 name_of() { rpm -qp --qf '%{NAME}\n' "$1"; }
 rpm_of() { ls "$rpms/$1-$version"-*.rpm; }
 backends=$(cd "$src/plugins" && for d in */; do [ -f "$d/CMakeLists.txt" ] && echo "${d%/}"; done)
-expected=$( (echo sandboxio sandboxio-libs sandboxio-devel; for b in $backends; do echo "sandboxio-backend-$b"; done) |
-  tr ' ' '\n' | sort)
-built=$(for f in "$rpms"/*.rpm; do name_of "$f"; done | grep -v -- '-debug\(info\|source\)$' | sort)
-[ "$built" = "$expected" ] || fail "packages built: $(echo $built); expected: $(echo $expected)"
-for p in $expected; do
+# Every package of the spec (a %package added there is expected without a
+# change here), which must include the core's three and one per backend;
+# each architecture-dependent one has its -debuginfo.
+spec_packages() {
+  rpmspec -q --qf '%{NAME} %{ARCH}\n' --load "$src/packaging/rpm/debian-host.macros" "$spec" 2>/dev/null |
+    grep -v -- '-debug\(info\|source\) ' | awk -v want="$1" 'want == "" || $2 != "noarch" { print $1 }' | sort
+}
+expected=$(spec_packages "")
+[ -n "$expected" ] || fail "rpmspec lists no package of $spec"
+for p in sandboxio sandboxio-libs sandboxio-devel $(for b in $backends; do echo "sandboxio-backend-$b"; done); do
+  echo "$expected" | grep -x -- "$p" >/dev/null || fail "the spec has no package $p"
+done
+built=$(for f in "$rpms"/*.rpm "$work"/top/RPMS/noarch/*.rpm; do if [ -f "$f" ]; then name_of "$f"; fi; done |
+  grep -v -- '-debug\(info\|source\)$' | sort)
+[ "$built" = "$expected" ] || fail "packages built: $(echo $built); expected (the spec): $(echo $expected)"
+for p in $(spec_packages arch); do
   [ -f "$(rpm_of "$p-debuginfo")" ] || fail "no $p-debuginfo"
 done
 echo "$(echo $built)"
@@ -88,7 +100,7 @@ step "rpmlint: each finding is one packaging/README.md says does not apply"
 documented=$(sed -n '/^### rpmlint findings that do not apply/,/^#/p' "$src/packaging/README.md" |
   sed -n 's/^| `\([^`]*\)` | \([^|]*\) |.*/\1\t\2/p')
 [ -n "$documented" ] || fail "packaging/README.md lists no rpmlint findings"
-rpmlint "$rpms"/*.rpm "$spec" >"$work/rpmlint.log" 2>&1 || true
+rpmlint "$rpms"/*.rpm $(ls "$work"/top/RPMS/noarch/*.rpm 2>/dev/null) "$spec" >"$work/rpmlint.log" 2>&1 || true
 grep -E '^[^ ]+: [EW]: ' "$work/rpmlint.log" | sed 's/^\([^ ]*\): \([EW]\): \([^ ]*\).*/\1 \2 \3/' |
   sed 's/^sandboxio\.spec /spec /; s/^\([^ ]*\)\.[a-z0-9_]* /\1 /' | sort -u >"$work/findings"
 [ -s "$work/findings" ] || { cat "$work/rpmlint.log"; fail "rpmlint printed no findings at all (did it run?)"; }
