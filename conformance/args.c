@@ -26,6 +26,7 @@ enum {
   OPT_SETTLE,
   OPT_OP_LIMIT,
   OPT_HARD_LIMIT,
+  OPT_REUSE,
   OPT_VERSION,
 };
 
@@ -56,6 +57,8 @@ void kit_usage(FILE *out) {
         "  --settle S               time for a started process to be running (default 0.2)\n"
         "  --op-limit S             longest an ordinary operation may take (default 30)\n"
         "  --hard-limit S           longest a whole case may take (default 120)\n"
+        "  --reuse-sandbox          the exec, stream and files cases that need no options of their own share\n"
+        "                           one sandbox (for backends whose create is slow; raise --lifetime to cover them)\n"
         "  -v, --verbose            print the library's log lines on stderr\n"
         "  -h, --help               this help\n"
         "      --version            the kit's and the library's versions\n"
@@ -116,6 +119,7 @@ int kit_args_parse(int argc, char **argv, kit_options *opt, int *exit_now) {
       {"settle", required_argument, NULL, OPT_SETTLE},
       {"op-limit", required_argument, NULL, OPT_OP_LIMIT},
       {"hard-limit", required_argument, NULL, OPT_HARD_LIMIT},
+      {"reuse-sandbox", no_argument, NULL, OPT_REUSE},
       {"verbose", no_argument, NULL, 'v'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
@@ -157,6 +161,9 @@ int kit_args_parse(int argc, char **argv, kit_options *opt, int *exit_now) {
       break;
     case OPT_OFFLINE:
       opt->offline = 1;
+      break;
+    case OPT_REUSE:
+      opt->reuse = 1;
       break;
     case OPT_SHORT:
       rc = seconds("--short-timeout", optarg, &opt->short_timeout);

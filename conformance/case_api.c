@@ -210,7 +210,39 @@ sbio_sandbox *kit_create(kit_case *c, sbio_create_options *o, sbio_code *rc, sbi
   return sb;
 }
 
+int kit_case_may_share(const kit_case_def *d) {
+  /* Cases that only run commands and touch their own probe files; not the
+   * one that kills its sandbox. */
+  static const char *const groups[] = {"exec.", "stream.", "files.", NULL};
+  if (!strcmp(d->name, "stream.output_before_exit")) return 0;
+  for (size_t i = 0; groups[i]; i++)
+    if (!strncmp(d->name, groups[i], strlen(groups[i]))) return 1;
+  return 0;
+}
+
+/* The shared sandbox, made on first use. Not tracked as the case's (its
+ * cleanup must not close it); c->shared lets the runner's hard-limit kill
+ * reach it. */
+static sbio_sandbox *shared_sandbox(kit_case *c, const char *what) {
+  kit_ctx *ctx = c->ctx;
+  if (!ctx->shared) {
+    sbio_error *err = kit_err(c);
+    sbio_code rc = sbio_sandbox_create(ctx->host, ctx->opt.uri, kit_opts(c), &ctx->shared, err);
+    if (rc != SBIO_OK) {
+      ctx->shared = NULL;
+      kit_fail(c, "%s: create (of the shared sandbox) failed: %s", what, kit_err_text(c, rc, err));
+      return NULL;
+    }
+  }
+  ctx->shared_uses++;
+  pthread_mutex_lock(&c->lock);
+  c->shared = ctx->shared;
+  pthread_mutex_unlock(&c->lock);
+  return ctx->shared;
+}
+
 sbio_sandbox *kit_create_ok(kit_case *c, sbio_create_options *o, const char *what) {
+  if (!o && c->ctx->opt.reuse && kit_case_may_share(c->def)) return shared_sandbox(c, what);
   sbio_error *err = kit_err(c);
   sbio_code rc = SBIO_OK;
   sbio_sandbox *sb = kit_create(c, o ? o : kit_opts(c), &rc, err);
@@ -233,6 +265,7 @@ void kit_kill_all(kit_case *c) {
   /* Under the lock, so no handle is closed (freed) while it is killed. */
   pthread_mutex_lock(&c->lock);
   for (size_t i = 0; i < c->n_boxes; i++) sbio_sandbox_kill(c->boxes[i], NULL);
+  if (c->shared) sbio_sandbox_kill(c->shared, NULL);
   pthread_mutex_unlock(&c->lock);
 }
 

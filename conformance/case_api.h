@@ -31,6 +31,7 @@ struct kit_case {
   pthread_mutex_t lock; /* guards boxes: the runner may kill them from its thread */
   sbio_sandbox *boxes[KIT_MAX_BOXES];
   size_t n_boxes;
+  sbio_sandbox *shared; /* --reuse-sandbox: the run's shared sandbox, when this case got it */
   kit_async *asyncs[KIT_MAX_ASYNC];
   size_t n_asyncs;
   kit_defer *defers;
@@ -71,6 +72,9 @@ sbio_exec_options *kit_xopts(kit_case *c);
 sbio_sandbox *kit_create(kit_case *c, sbio_create_options *o, sbio_code *rc, sbio_error *err);
 /* Same, but a failed create fails the case ("what: create failed: ..."). */
 sbio_sandbox *kit_create_ok(kit_case *c, sbio_create_options *o, const char *what);
+/* Whether a case may be handed the shared sandbox (--reuse-sandbox) when
+ * it asks kit_create_ok for one without options. */
+int kit_case_may_share(const kit_case_def *d);
 /* Tracks a sandbox obtained otherwise (sbio_sandbox_connect). */
 void kit_track(kit_case *c, sbio_sandbox *sb);
 /* sbio_sandbox_describe() into a buffer owned by the case. */

@@ -47,6 +47,7 @@ typedef struct kit_options {
   double settle;           /* how long "a process is running now" takes after exec starts */
   double op_limit;         /* longest an ordinary operation may take */
   double hard_limit;       /* longest a whole case may take */
+  int reuse;               /* --reuse-sandbox: the exec, stream and files cases share one sandbox */
 } kit_options;
 
 typedef struct kit_result {
@@ -76,6 +77,12 @@ typedef struct kit_ctx {
   kit_result *results;
   size_t n_results;
   int reaped; /* sandboxes of this run the final safety net removed */
+  /* --reuse-sandbox: the sandbox the shareable cases get from
+   * kit_create_ok(c, NULL, ...), created on first use, closed before the
+   * first case that may not share it, after a case that failed with it,
+   * and at the end of the run. */
+  struct sbio_sandbox *shared;
+  size_t shared_uses;
   double started;
 } kit_ctx;
 

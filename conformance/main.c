@@ -26,6 +26,8 @@ static void print_header(const kit_ctx *ctx) {
   if (ctx->info)
     printf("backend %s %s at %s, tier %s\n", ctx->backend, sbio_backend_info_version(ctx->info),
            sbio_backend_info_path(ctx->info), sbio_tier_name(ctx->tier));
+  if (ctx->opt.reuse)
+    printf("--reuse-sandbox: the exec, stream and files cases without options of their own share one sandbox\n");
   fflush(stdout);
 }
 
@@ -55,6 +57,7 @@ int main(int argc, char **argv) {
   print_header(&ctx);
   kit_run_all(&ctx);
   kit_reap_run(&ctx);
+  if (ctx.opt.reuse) printf("--reuse-sandbox: the shared sandbox served %zu case(s)\n", ctx.shared_uses);
   int status = summarise(&ctx);
   if (ctx.opt.report_path && kit_report_write(&ctx, ctx.opt.report_path) != 0) status = KIT_EXIT_IOERR;
   if (fflush(stdout) != 0) status = KIT_EXIT_IOERR;

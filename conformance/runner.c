@@ -180,13 +180,24 @@ static void abandon_now(kit_ctx *ctx, const kit_case_def *d, double start, size_
   abandon(ctx, index + 1);
 }
 
+/* Closes the shared sandbox (--reuse-sandbox), if any. */
+static void drop_shared(kit_ctx *ctx) {
+  if (!ctx->shared) return;
+  sbio_sandbox_close(ctx->shared, NULL);
+  ctx->shared = NULL;
+}
+
 static void run_one(kit_ctx *ctx, const kit_case_def *d, size_t index) {
   char why[1200];
+  /* A case that may not share must not see the shared sandbox exist (the
+   * cleanup and admission cases count this run's sandboxes). */
+  if (!kit_case_may_share(d)) drop_shared(ctx);
   if (not_applicable(ctx, d, why, sizeof why)) {
     record(ctx, d, KIT_SKIP, why, 0);
     return;
   }
   kit_case *c = kit_xmalloc(sizeof *c);
+  memset(c, 0, sizeof *c);
   c->ctx = ctx;
   c->def = d;
   pthread_mutex_init(&c->lock, NULL);
@@ -216,9 +227,12 @@ static void run_one(kit_ctx *ctx, const kit_case_def *d, size_t index) {
              "did not finish within the hard limit of %.0f s (a call hung; the kit killed its sandboxes)",
              ctx->opt.hard_limit);
     record(ctx, d, KIT_FAIL, reason, kit_now() - start);
+    if (c->shared) drop_shared(ctx);
   } else {
     pthread_join(thread, NULL);
     record(ctx, d, c->status, c->reason, kit_now() - start);
+    /* A failure may have left the shared sandbox in any state. */
+    if (c->shared && c->status == KIT_FAIL) drop_shared(ctx);
   }
   pthread_mutex_destroy(&j.lock);
   pthread_cond_destroy(&j.cond);
@@ -232,4 +246,5 @@ void kit_run_all(kit_ctx *ctx) {
     const kit_case_def *d = kit_case_at(i);
     if (kit_case_selected(d, ctx->opt.only)) run_one(ctx, d, i);
   }
+  drop_shared(ctx);
 }
