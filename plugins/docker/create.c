@@ -3,8 +3,9 @@
  * network none, every capability dropped, no-new-privileges, PIDs, memory
  * (swap equal) and CPU caps, an init process reaping zombies, and PID 1 a
  * `sleep` lifetime backstop so the container stops on its own when its
- * timeout passes even if this process died. Anything that fails after the
- * container exists removes it before the error is returned. */
+ * timeout passes even if this process died, and AutoRemove so the engine
+ * then removes it: a dead caller leaves nothing behind. Anything that fails
+ * after the container exists removes it before the error is returned. */
 #include "api.h"
 #include "engine.h"
 #include "errmap.h"
@@ -97,7 +98,9 @@ static char *create_body(const dk_instance *inst, const sbio_bk_create_req *req,
   int64_t mem_mb = req->memory_mb > 0 ? req->memory_mb : st->memory_mb;
   char lifetime[32];
   /* The backstop outlives the sandbox's timeout by a second, then PID 1
-   * exits and the container stops. */
+   * exits, the container stops and (AutoRemove) the engine removes it.
+   * A restart (exec_kill.c) does not remove it: the engine lifts
+   * AutoRemove for the restart's stop. */
   snprintf(lifetime, sizeof lifetime, "%.0f", ceil(req->timeout_s) + 1);
   cJSON *root = cJSON_CreateObject();
   cJSON *host = cJSON_CreateObject();
@@ -123,7 +126,7 @@ static char *create_body(const dk_instance *inst, const sbio_bk_create_req *req,
          cJSON_AddNumberToObject(h, "Memory", (double)mem_mb * 1048576.0) &&
          cJSON_AddNumberToObject(h, "MemorySwap", (double)mem_mb * 1048576.0) &&
          cJSON_AddNumberToObject(h, "NanoCpus", floor(cpu * 1e9)) && cJSON_AddTrueToObject(h, "Init") &&
-         cJSON_AddFalseToObject(h, "AutoRemove") && cJSON_AddStringToObject(h, "Runtime", runtime);
+         cJSON_AddTrueToObject(h, "AutoRemove") && cJSON_AddStringToObject(h, "Runtime", runtime);
   }
   char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
   cJSON_Delete(root);

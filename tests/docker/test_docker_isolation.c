@@ -11,10 +11,14 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static dx_env env;
 
@@ -258,35 +262,88 @@ static void test_runsc_crash_does_not_hang(void **state) {
   dx_close(&h);
 }
 
-/* The sandbox stops on its own at its timeout even if nobody kills it. */
+/* Polls the engine until the container is gone (1) or `seconds` pass (0). */
+static int wait_gone(const char *id, double seconds) {
+  for (double end = dx_now() + seconds; dx_now() < end;) {
+    cJSON *c = dx_inspect(&env, id);
+    if (!c) return 1;
+    cJSON_Delete(c);
+    struct timespec ts = {0, 100 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  return 0;
+}
+
+/* The sandbox ends on its own at its timeout even if nobody kills it, and
+ * leaves nothing behind: the container is removed, not just stopped
+ * (before AutoRemove it stayed, stopped, until `sbio reap --kill`). */
 static void test_lifetime_backstop(void **state) {
   (void)state;
   dx_host h;
   assert_int_equal(dx_open(&h, &env, "runc", NULL), 0);
   sbio_create_options *o = sbio_create_options_new();
   /* 10 s: the timeout is also create's deadline, which a busy machine must
-   * not miss (create takes a second or two here). The backstop stops the
+   * not miss (create takes a second or two here). The backstop ends the
    * container at ceil(10) + 1 s; the wait below allows 60 s for that. */
   sbio_create_options_set_timeout(o, 10);
   sbio_sandbox *sb = dx_create(&h, o);
   assert_non_null(sb);
   char id[64];
   snprintf(id, sizeof id, "%s", sbio_sandbox_id(sb));
-  int running = 1;
-  for (int i = 0; i < 600 && running; i++) {
-    struct timespec ts = {0, 100 * 1000000L};
-    nanosleep(&ts, NULL);
-    cJSON *c = dx_inspect(&env, id);
-    running = c && cJSON_IsTrue(path_get(path_get(c, "State", NULL), "Running", NULL));
-    cJSON_Delete(c);
-  }
-  assert_false(running);
+  cJSON *c = dx_inspect(&env, id);
+  assert_non_null(c);
+  assert_true(cJSON_IsTrue(path_get(path_get(c, "HostConfig", NULL), "AutoRemove", NULL)));
+  cJSON_Delete(c);
+  assert_true(wait_gone(id, 60));
   sbio_error *err = sbio_error_new();
   assert_int_equal(dx_sh(sb, "true", 10, NULL, NULL, err), SBIO_E_GONE);
   sbio_error_free(err);
-  sbio_sandbox_close(sb, NULL);
-  assert_null(dx_inspect(&env, id)); /* close removes the stopped container */
+  assert_int_equal(sbio_sandbox_close(sb, NULL), SBIO_OK); /* nothing left to remove: still fine */
   sbio_create_options_free(o);
+  dx_close(&h);
+}
+
+/* The same when the caller is killed outright: `kill -9` of `sbio run`
+ * with ?timeout=10 leaves no container once the timeout has passed. */
+static void test_lifetime_backstop_after_kill_9(void **state) {
+  (void)state;
+  dx_host h;
+  assert_int_equal(dx_open(&h, &env, "runc", NULL), 0);
+  char run[64], label[96], target[256];
+  snprintf(run, sizeof run, "k9-%ld", (long)time(NULL) ^ (long)getpid());
+  snprintf(label, sizeof label, "io.sandboxio.meta.run=%s", run);
+  snprintf(target, sizeof target, "docker://%s?timeout=10", env.image);
+  char label_arg[96];
+  snprintf(label_arg, sizeof label_arg, "run=%s", run);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execl(DX_SBIO, DX_SBIO, "--config", h.config, "run", "--backend", target, "--label", label_arg, "--", "sleep",
+          "1000", (char *)NULL);
+    _exit(127);
+  }
+  /* Wait until its container runs, then kill sbio without a chance to clean up. */
+  int seen = 0;
+  for (double end = dx_now() + 30; !seen && dx_now() < end;) {
+    seen = dx_count_containers(&env, label) == 1;
+    struct timespec ts = {0, 100 * 1000000L};
+    if (!seen) nanosleep(&ts, NULL);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  assert_true(seen);
+  assert_int_equal(dx_count_containers(&env, label), 1); /* it outlived sbio */
+  int gone = 0;
+  for (double end = dx_now() + 60; !gone && dx_now() < end;) {
+    gone = dx_count_containers(&env, label) == 0;
+    struct timespec ts = {0, 200 * 1000000L};
+    if (!gone) nanosleep(&ts, NULL);
+  }
+  assert_true(gone);
   dx_close(&h);
 }
 
@@ -313,6 +370,7 @@ int main(void) {
       cmocka_unit_test(test_gvisor_really_runs),
       cmocka_unit_test(test_runsc_crash_does_not_hang),
       cmocka_unit_test(test_lifetime_backstop),
+      cmocka_unit_test(test_lifetime_backstop_after_kill_9),
       cmocka_unit_test(test_default_runtime_from_engine),
   };
   return cmocka_run_group_tests_name("docker_isolation", tests, NULL, NULL);

@@ -276,8 +276,10 @@ static void test_removed_externally_is_gone(void **state) {
   sbio_error_free(err);
 }
 
-/* Stopped (its lifetime ran out): Podman answers exec create with a 500
- * "container state improper"; that is SBX_E1204 too. */
+/* Its lifetime ran out: the container stops and, created with AutoRemove,
+ * is removed. Podman answers exec create on a stopped one with a 500
+ * "container state improper", on a removed one with a 404; both are
+ * SBX_E1204. */
 static void test_stopped_is_gone(void **state) {
   fx *f = *state;
   sbio_create_options *o = sbio_create_options_new();
