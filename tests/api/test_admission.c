@@ -33,7 +33,7 @@ static long ran(const fixture *f, const char *op) {
 static size_t events(const fixture *f, const char *name) {
   char needle[96];
   snprintf(needle, sizeof needle, "\"event\":\"%s\"", name);
-  return file_count(f->audit_path, needle);
+  return sbt_file_count(f->audit_path, needle);
 }
 
 /* The one audit line of event `name` (there must be exactly one). */

@@ -19,12 +19,6 @@
 
 #include "api_support.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static sbio_sandbox *must_create(fixture *f, const char *uri, sbio_create_options *o) {
   sbio_error *err = sbio_error_new();
   sbio_sandbox *sb = NULL;
@@ -80,7 +74,7 @@ static void test_create_run_kill_and_kill_again(void **state) {
   assert_int_equal(sbio_sandbox_exec(sb, ARGV("echo", "x"), NULL, NULL, err), SBIO_E_GONE);
   sbio_error_free(err);
   assert_int_equal(sbio_sandbox_close(sb, NULL), SBIO_OK);
-  assert_int_equal(file_count(f->call_log, "kill "), 1);
+  assert_int_equal(sbt_file_count(f->call_log, "kill "), 1);
 }
 
 static void test_host_close_tears_down_what_the_caller_left(void **state) {
@@ -89,7 +83,7 @@ static void test_host_close_tears_down_what_the_caller_left(void **state) {
   must_create(f, "fake://", NULL);
   sbio_host_close(f->host);
   f->host = NULL;
-  assert_int_equal(file_count(f->call_log, "kill "), 2);
+  assert_int_equal(sbt_file_count(f->call_log, "kill "), 2);
 }
 
 /* ------------------------------------------------------------ exec */
@@ -211,10 +205,10 @@ static void test_exec_deadline_kills_and_sandbox_survives(void **state) {
   sbio_exec_options_set_timeout(o, 1); /* "started" must come out before it, on a busy machine too */
   sbio_error *err = sbio_error_new();
   sbio_exec_result *r = NULL;
-  double t0 = now_s();
+  double t0 = sbt_now();
   assert_int_equal(sbio_sandbox_exec(sb, ARGV("sh", "-c", "echo started; sleep 3600000"), o, &r, err),
                    SBIO_E_EXEC_TIMEOUT);
-  assert_true(now_s() - t0 < 30.0); /* bounded, not a hang; not a timing assertion on speed */
+  assert_true(sbt_now() - t0 < 30.0); /* bounded, not a hang; not a timing assertion on speed */
   assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1302");
   assert_non_null(r);
   assert_string_equal(sbio_exec_result_stdout(r, NULL), "started\n");
@@ -277,7 +271,7 @@ static void test_non_positive_timeouts_are_refused(void **state) {
   assert_non_null(strstr(sbio_error_message(err), "never unset"));
   sbio_create_options_free(co);
   sbio_error_free(err);
-  assert_int_equal(file_count(f->call_log, "create "), 1);
+  assert_int_equal(sbt_file_count(f->call_log, "create "), 1);
 }
 
 typedef struct {
@@ -300,10 +294,10 @@ static void test_kill_from_another_thread_ends_an_exec(void **state) {
   pthread_create(&t, NULL, killer, &a);
   sbio_exec_result *r = NULL;
   sbio_error *err = sbio_error_new();
-  double t0 = now_s();
+  double t0 = sbt_now();
   sbio_code rc = sbio_sandbox_exec(sb, ARGV("sleep", "3600000"), NULL, &r, err);
   pthread_join(t, NULL);
-  assert_true(now_s() - t0 < 30.0);
+  assert_true(sbt_now() - t0 < 30.0);
   /* Either the process died with the kill (137) or the sandbox is gone. */
   if (rc == SBIO_OK)
     assert_int_equal(sbio_exec_result_exit_code(r), 137);
@@ -361,11 +355,11 @@ static void test_cancel_one_exec_from_another_thread_keeps_the_sandbox(void **st
   assert_int_equal(pthread_create(&t, NULL, canceller, &c), 0);
   sbio_error *err = sbio_error_new();
   r = NULL;
-  double t0 = now_s();
+  double t0 = sbt_now();
   sbio_code rc = sbio_sandbox_exec(sb, ARGV("sh", "-c", "echo started; sleep 100000000; echo never"), o, &r, err);
   pthread_join(t, NULL);
   assert_int_equal(rc, SBIO_E_CANCELLED);
-  assert_true(now_s() - t0 < 60.0); /* not the 120 s deadline */
+  assert_true(sbt_now() - t0 < 60.0); /* not the 120 s deadline */
   assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1902");
   assert_string_equal(sbio_error_sandbox_id(err), sbio_sandbox_id(sb));
   assert_non_null(r); /* the output so far */
@@ -385,15 +379,15 @@ static void test_cancel_one_exec_from_another_thread_keeps_the_sandbox(void **st
   sbio_exec_result_free(r);
 
   /* a requested token stays requested: the next exec with it never runs */
-  size_t execs = file_count(f->call_log, "exec ");
+  size_t execs = sbt_file_count(f->call_log, "exec ");
   r = NULL;
   assert_int_equal(sbio_sandbox_exec(sb, ARGV("echo", "no"), o, &r, err), SBIO_E_CANCELLED);
   assert_non_null(r); /* empty: nothing ran */
   assert_int_equal(sbio_exec_result_exit_code(r), -1);
   assert_string_equal(sbio_exec_result_stdout(r, NULL), "");
   sbio_exec_result_free(r);
-  assert_int_equal(file_count(f->call_log, "exec "), execs);
-  assert_int_equal(file_count(f->call_log, "kill "), 0);
+  assert_int_equal(sbt_file_count(f->call_log, "exec "), execs);
+  assert_int_equal(sbt_file_count(f->call_log, "kill "), 0);
 
   sbio_exec_options_free(o);
   sbio_cancel_free(c.token);
@@ -510,9 +504,9 @@ static void test_require_isolation_above_tier_fails_before_provisioning(void **s
   assert_non_null(strstr(msg, "fake"));
   assert_string_equal(sbio_error_backend(err), "fake");
   /* Nothing was provisioned: the fake's create never ran, not even plan. */
-  assert_int_equal(file_count(f->call_log, "create"), 0);
-  assert_int_equal(file_count(f->audit_path, "\"event\":\"create_denied\""), 1);
-  assert_int_equal(file_count(f->audit_path, "\"event\":\"created\""), 0);
+  assert_int_equal(sbt_file_count(f->call_log, "create"), 0);
+  assert_int_equal(sbt_file_count(f->audit_path, "\"event\":\"create_denied\""), 1);
+  assert_int_equal(sbt_file_count(f->audit_path, "\"event\":\"created\""), 0);
   sbio_create_options_free(co);
   sbio_error_free(err);
 }
@@ -525,7 +519,7 @@ static void test_require_isolation_at_tier_passes(void **state) {
   assert_int_equal(sbio_sandbox_tier(sb), SBIO_TIER_CONTAINER);
   sbio_sandbox_close(sb, NULL);
   sbio_create_options_free(co);
-  assert_int_equal(file_count(f->audit_path, "\"event\":\"created\""), 1);
+  assert_int_equal(sbt_file_count(f->audit_path, "\"event\":\"created\""), 1);
 }
 
 static void test_requiring_unknown_is_a_configuration_error(void **state) {
@@ -537,7 +531,7 @@ static void test_requiring_unknown_is_a_configuration_error(void **state) {
   assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &sb, err), SBIO_E_CONFIG);
   sbio_create_options_free(co);
   sbio_error_free(err);
-  assert_int_equal(file_count(f->call_log, "create"), 0);
+  assert_int_equal(sbt_file_count(f->call_log, "create"), 0);
 }
 
 static void test_unknown_backend_satisfies_nothing_and_warns_once(void **state) {
@@ -556,7 +550,7 @@ static void test_unknown_backend_satisfies_nothing_and_warns_once(void **state) 
   sbio_sandbox_close(sb, NULL);
   sb = must_create(f, "vague://", NULL);
   sbio_sandbox_close(sb, NULL);
-  assert_int_equal(lines_count(&f->log, "vague has no verified isolation tier"), 1);
+  assert_int_equal(sbt_lines_count(&f->log, "vague has no verified isolation tier"), 1);
   sbio_error_free(err);
 }
 
@@ -595,7 +589,7 @@ static void test_observed_mechanism_mismatch_destroys_the_sandbox(void **state) 
   assert_int_equal(access(path, F_OK), 0); /* destroyed, not leaked */
   snprintf(path, sizeof path, "%s/release", f->dir);
   assert_int_equal(access(path, F_OK), 0);
-  assert_int_equal(file_count(f->audit_path, "\"event\":\"create_failed\""), 1);
+  assert_int_equal(sbt_file_count(f->audit_path, "\"event\":\"create_failed\""), 1);
   sbio_create_options_free(co);
   sbio_error_free(err);
 }
@@ -615,9 +609,9 @@ static void test_check_decides_like_create_and_provisions_nothing(void **state) 
   /* No requirement: the plan's tier, nothing created, nothing audited. */
   assert_int_equal(sbio_sandbox_check(f->host, "fake://", NULL, &planned, err), SBIO_OK);
   assert_int_equal(planned, SBIO_TIER_CONTAINER);
-  assert_int_equal(file_count(f->call_log, "plan"), 1);
-  assert_int_equal(file_count(f->call_log, "create"), 0);
-  assert_false(lines_contain(&f->audit, "\"event\":\"create"));
+  assert_int_equal(sbt_file_count(f->call_log, "plan"), 1);
+  assert_int_equal(sbt_file_count(f->call_log, "create"), 0);
+  assert_false(sbt_lines_contain(&f->audit, "\"event\":\"create"));
   /* Refused from metadata: the create's own error, audited as its
    * create_denied (marked a check), and the backend never asked. */
   sbio_create_options *co = sbio_create_options_new();
@@ -629,9 +623,9 @@ static void test_check_decides_like_create_and_provisions_nothing(void **state) 
   sbio_sandbox *sb = NULL;
   assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &sb, err), SBIO_E_CONFIG);
   assert_string_equal(check_msg, sbio_error_message(err));
-  assert_int_equal(file_count(f->call_log, "plan"), 1);
-  assert_int_equal(lines_count(&f->audit, "\"check\":1"), 1);
-  assert_true(lines_contain(&f->audit, "\"event\":\"create_denied\""));
+  assert_int_equal(sbt_file_count(f->call_log, "plan"), 1);
+  assert_int_equal(sbt_lines_count(&f->audit, "\"check\":1"), 1);
+  assert_true(sbt_lines_contain(&f->audit, "\"event\":\"create_denied\""));
   sbio_create_options_free(co);
   /* Metadata could meet GVISOR (runsc is declared), the plan would not
    * (runc): only the plan tells, and check asks it. */
@@ -669,7 +663,7 @@ static void test_fleet_floor_cannot_be_lowered(void **state) {
   assert_int_equal(sbio_sandbox_create(f.host, "fake://", co, &sb, err), SBIO_E_CONFIG);
   sbio_create_options_free(co);
   sbio_error_free(err);
-  assert_int_equal(file_count(f.call_log, "create"), 0);
+  assert_int_equal(sbt_file_count(f.call_log, "create"), 0);
   fixture_close(&f);
 }
 
@@ -702,7 +696,7 @@ static void test_undeclared_capability_is_refused_naming_who_has_it(void **state
   sbio_sandbox *sb = NULL;
   assert_int_equal(sbio_sandbox_create(f->host, "fake://", co, &sb, err), SBIO_E_CAPABILITY);
   assert_non_null(strstr(sbio_error_message(err), "gpu"));
-  assert_int_equal(file_count(f->call_log, "create"), 0);
+  assert_int_equal(sbt_file_count(f->call_log, "create"), 0);
   sbio_create_options_free(co);
   /* vague declares no stdin: the hint names a backend that does. */
   sb = must_create(f, "vague://", NULL);
@@ -746,22 +740,22 @@ static void test_secrets_reach_no_sink_description_or_error(void **state) {
   sbio_sandbox_close(sb, NULL);
   sbio_error_free(err);
   assert_true(f->audit.n > 3);
-  assert_false(lines_contain(&f->audit, canary));
-  assert_false(lines_contain(&f->audit, "pw-canary-77a1"));
-  assert_false(lines_contain(&f->log, canary));
-  assert_int_equal(file_count(f->audit_path, canary), 0);
-  assert_int_equal(file_count(f->call_log, canary), 0);
-  assert_true(lines_contain(&f->audit, "\"argv\":[\"echo\",\"***\",\"***\"]"));
-  assert_true(lines_contain(&f->audit, "\"tenant_id\":\"acme\""));
+  assert_false(sbt_lines_contain(&f->audit, canary));
+  assert_false(sbt_lines_contain(&f->audit, "pw-canary-77a1"));
+  assert_false(sbt_lines_contain(&f->log, canary));
+  assert_int_equal(sbt_file_count(f->audit_path, canary), 0);
+  assert_int_equal(sbt_file_count(f->call_log, canary), 0);
+  assert_true(sbt_lines_contain(&f->audit, "\"argv\":[\"echo\",\"***\",\"***\"]"));
+  assert_true(sbt_lines_contain(&f->audit, "\"tenant_id\":\"acme\""));
 }
 
 static void test_one_audit_event_per_exec_with_the_tier(void **state) {
   fixture *f = *state;
   sbio_sandbox *sb = must_create(f, "fake://", NULL);
-  size_t before = lines_count(&f->audit, "\"event\":\"exec\"");
+  size_t before = sbt_lines_count(&f->audit, "\"event\":\"exec\"");
   sbio_exec_result *r = must_exec(sb, ARGV("echo", "one"), NULL);
   sbio_exec_result_free(r);
-  assert_int_equal(lines_count(&f->audit, "\"event\":\"exec\""), before + 1);
+  assert_int_equal(sbt_lines_count(&f->audit, "\"event\":\"exec\""), before + 1);
   const char *last = f->audit.items[f->audit.n - 1];
   assert_non_null(strstr(last, "\"argv\":[\"echo\",\"one\"]"));
   assert_non_null(strstr(last, "\"exit_code\":0"));
@@ -772,52 +766,45 @@ static void test_one_audit_event_per_exec_with_the_tier(void **state) {
   sbio_sandbox_close(sb, NULL);
 }
 
-static void on_log_line(sbio_log_level level, const char *message, void *user) {
-  (void)level;
-  if (strstr(message, "audit sink failed")) (*(int *)user)++;
-}
-
-/* Opens a host on a config holding an unwritable audit path. */
-static sbio_host *host_with_broken_audit(const char *dir, const char *on_failure, const char *call_log, int *warnings) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/broken-audit.yaml", dir);
-  FILE *fp = fopen(path, "w");
-  fprintf(fp,
-          "audit:\n  path: /nonexistent-dir/sub/audit.jsonl\n  on_failure: %s\n"
-          "backends:\n  fake:\n    settings:\n      call_log: %s\n",
-          on_failure, call_log);
-  fclose(fp);
-  sbio_host_options *o = sbio_host_options_new();
-  sbio_host_options_set_config_file(o, path);
-  sbio_host_options_set_log_callback(o, on_log_line, warnings);
+/* Opens a host on a config holding an unwritable audit path; its log
+ * lines go to `log`. */
+static sbio_host *host_with_broken_audit(const char *dir, const char *on_failure, const char *call_log,
+                                         sbt_lines *log) {
+  char yaml[1024], path[512];
+  snprintf(yaml, sizeof yaml,
+           "audit:\n  path: /nonexistent-dir/sub/audit.jsonl\n  on_failure: %s\n"
+           "backends:\n  fake:\n    settings:\n      call_log: %s\n",
+           on_failure, call_log);
+  assert_int_equal(sbt_write_file(dir, "broken-audit.yaml", yaml, path, sizeof path), 0);
   sbio_host *host = NULL;
-  assert_int_equal(sbio_host_open(o, &host, NULL), SBIO_OK);
-  sbio_host_options_free(o);
+  assert_int_equal(sbt_host_open(path, log, NULL, &host, NULL), SBIO_OK);
   return host;
 }
 
 static void test_audit_sink_failure_fail_and_warn(void **state) {
   fixture *f = *state;
-  int warnings = 0;
-  sbio_host *host = host_with_broken_audit(f->dir, "fail", f->call_log, &warnings);
+  sbt_lines log = {0};
+  sbio_host *host = host_with_broken_audit(f->dir, "fail", f->call_log, &log);
   sbio_error *err = sbio_error_new();
   sbio_sandbox *sb = NULL;
   /* Under fail, an operation that cannot be audited does not happen. */
   assert_int_equal(sbio_sandbox_create(host, "fake://", NULL, &sb, err), SBIO_E_AUDIT_SINK);
   assert_null(sb);
   assert_non_null(strstr(sbio_error_message(err), "/nonexistent-dir/sub/audit.jsonl"));
-  assert_int_equal(file_count(f->call_log, "create "), 0);
+  assert_int_equal(sbt_file_count(f->call_log, "create "), 0);
   sbio_host_close(host);
 
-  host = host_with_broken_audit(f->dir, "warn", f->call_log, &warnings);
+  sbt_lines_free(&log);
+  host = host_with_broken_audit(f->dir, "warn", f->call_log, &log);
   assert_int_equal(sbio_sandbox_create(host, "fake://", NULL, &sb, err), SBIO_OK);
   /* create_requested and created both failed to reach the file: one
    * warning, the second failure is counted ... */
-  assert_int_equal(warnings, 1);
+  assert_int_equal(sbt_lines_count(&log, "audit sink failed"), 1);
   sbio_sandbox_close(sb, NULL);
   sbio_host_close(host);
   /* ... and reported with the kill's at close, in one more warning. */
-  assert_int_equal(warnings, 2);
+  assert_int_equal(sbt_lines_count(&log, "audit sink failed"), 2);
+  sbt_lines_free(&log);
   sbio_error_free(err);
 }
 

@@ -2,40 +2,11 @@
 #include "dt_support.h"
 
 #include <curl/curl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-double dt_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void lines_add(dt_lines *l, const char *text) {
-  char **p = realloc(l->items, (l->n + 1) * sizeof *p);
-  assert_non_null(p);
-  l->items = p;
-  l->items[l->n] = strdup(text);
-  assert_non_null(l->items[l->n]);
-  l->n++;
-}
-
-static void lines_free(dt_lines *l) {
-  for (size_t i = 0; i < l->n; i++) free(l->items[i]);
-  free(l->items);
-  l->items = NULL;
-  l->n = 0;
-}
-
-size_t dt_lines_count(const dt_lines *l, const char *needle) {
-  size_t n = 0;
-  for (size_t i = 0; i < l->n; i++) n += strstr(l->items[i], needle) != NULL;
-  return n;
-}
 
 const char *dt_emulator_url(void) {
   static char url[256];
@@ -180,17 +151,6 @@ size_t dtf_alive(dtf *f) {
 }
 
 /* --------------------------------------------------------------- host */
-static void on_log(sbio_log_level level, const char *message, void *user) {
-  char line[4200];
-  snprintf(line, sizeof line, "%d %s", (int)level, message);
-  lines_add(user, line);
-}
-
-static int on_audit(const char *json, void *user) {
-  lines_add(user, json);
-  return 0;
-}
-
 void dtf_prepare(dtf *f, const char *name, const char *backend_yaml, const char *settings_yaml, const char *top_yaml) {
   static unsigned counter;
   memset(f, 0, sizeof *f);
@@ -202,8 +162,7 @@ void dtf_prepare(dtf *f, const char *name, const char *backend_yaml, const char 
   setenv("DAYTONA_API_KEY", f->key, 1);
   unsetenv("DAYTONA_API_URL");
   unsetenv("DAYTONA_TARGET");
-  snprintf(f->dir, sizeof f->dir, "/tmp/sbio-dt-XXXXXX");
-  assert_non_null(mkdtemp(f->dir));
+  sbt_tempdir(f->dir, sizeof f->dir, "dt");
   snprintf(f->config, sizeof f->config, "%s/config.yaml", f->dir);
   FILE *fp = fopen(f->config, "w");
   assert_non_null(fp);
@@ -225,13 +184,7 @@ void dtf_prepare(dtf *f, const char *name, const char *backend_yaml, const char 
 }
 
 sbio_code dtf_host(dtf *f, sbio_error *err) {
-  sbio_host_options *o = sbio_host_options_new();
-  sbio_host_options_set_config_file(o, f->config);
-  sbio_host_options_set_log_callback(o, on_log, &f->log);
-  sbio_host_options_add_audit_callback(o, on_audit, &f->audit);
-  sbio_code rc = sbio_host_open(o, &f->host, err);
-  sbio_host_options_free(o);
-  return rc;
+  return sbt_host_open(f->config, &f->log, &f->audit, &f->host, err);
 }
 
 void dtf_open(dtf *f, const char *name, const char *backend_yaml, const char *settings_yaml, const char *top_yaml) {
@@ -241,17 +194,12 @@ void dtf_open(dtf *f, const char *name, const char *backend_yaml, const char *se
   sbio_error_free(err);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
-
 void dtf_close(dtf *f) {
   if (f->host) sbio_host_close(f->host);
   f->host = NULL;
-  lines_free(&f->log);
-  lines_free(&f->audit);
-  if (f->dir[0]) nftw(f->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+  sbt_lines_free(&f->log);
+  sbt_lines_free(&f->audit);
+  sbt_rmtree(f->dir);
   /* Deleted sandboxes take a moment to reach "destroyed"; alive means not
    * deleted at all, which is what a leak is. */
   assert_int_equal(dtf_alive(f), 0);

@@ -3,7 +3,8 @@
  * started (its URL is in $SBIO_DT_EMU_DIR/url), a host whose config points
  * the daytona backend at it, an API key of the test's own (the emulator
  * keeps one organisation per key, so tests running in parallel never see
- * each other), and the emulator's record of every request it received. */
+ * each other), and the emulator's record of every request it received.
+ * Lines, scratch directories and the host come from tests/support. */
 #ifndef SBIO_DT_SUPPORT_H
 #define SBIO_DT_SUPPORT_H
 
@@ -16,10 +17,7 @@
 #include <cmocka.h>
 #include <sandboxio/sandboxio.h>
 
-typedef struct dt_lines {
-  char **items;
-  size_t n;
-} dt_lines;
+#include "sbio_test.h"
 
 typedef struct dtf {
   char key[96];  /* this test's Daytona API key */
@@ -27,8 +25,8 @@ typedef struct dtf {
   char dir[256]; /* scratch directory */
   char config[320];
   sbio_host *host;
-  dt_lines log;   /* library log lines "LEVEL message" */
-  dt_lines audit; /* audit events, one JSON line each */
+  sbt_lines log;   /* library log lines "LEVEL message" */
+  sbt_lines audit; /* audit events, one JSON line each */
 } dtf;
 
 /* The emulator's URL; fails the test when the fixture is not running. */
@@ -72,8 +70,5 @@ char *dtf_raw_sandbox(dtf *f, const char *labels_json);
 sbio_sandbox *dtf_create(dtf *f, const char *uri, sbio_create_options *opts);
 /* Runs a shell script and returns the result (asserting no error). */
 sbio_exec_result *dtf_sh(sbio_sandbox *sb, const char *script);
-
-size_t dt_lines_count(const dt_lines *l, const char *needle);
-double dt_now(void);
 
 #endif

@@ -94,13 +94,13 @@ static void test_429_is_retried_after_retry_after(void **state) {
   dtf_org(&f, "{\"faults\":[{\"match\":\"POST /sandbox\",\"status\":429,\"retryAfter\":\"0\"},"
               "{\"match\":\"GET /sandbox/*\",\"status\":429,\"retryAfter\":\"1\"}]}");
   sbio_error *err = sbio_error_new();
-  double t0 = dt_now();
+  double t0 = sbt_now();
   assert_int_equal(try_create(&f, 30, err), SBIO_OK);
-  assert_true(dt_now() - t0 >= 1.0);
+  assert_true(sbt_now() - t0 >= 1.0);
   cJSON *reqs = dtf_requests(&f);
   assert_int_equal(dtf_count(reqs, "api", "POST", "/sandbox"), 2);
   cJSON_Delete(reqs);
-  assert_true(dt_lines_count(&f.log, "throttled (429)") >= 2);
+  assert_true(sbt_lines_count(&f.log, "throttled (429)") >= 2);
 
   /* Throttled on every attempt: a RateLimitError after max_retries + 1. */
   dtf_org(&f, "{\"faults\":[{\"match\":\"POST /sandbox\",\"status\":429,\"retryAfter\":\"0\",\"times\":-1}]}");
@@ -108,11 +108,11 @@ static void test_429_is_retried_after_retry_after(void **state) {
   assert_non_null(strstr(sbio_error_message(err), "after 5 attempts"));
   /* A Retry-After longer than the deadline allows: no waiting at all. */
   dtf_org(&f, "{\"faults\":[{\"match\":\"POST /sandbox\",\"status\":429,\"retryAfter\":\"3600\",\"times\":-1}]}");
-  t0 = dt_now();
-  size_t waits = dt_lines_count(&f.log, "retrying in");
+  t0 = sbt_now();
+  size_t waits = sbt_lines_count(&f.log, "retrying in");
   assert_int_equal(try_create(&f, 30, err), SBIO_E_RATE_LIMIT);
-  assert_int_equal(dt_lines_count(&f.log, "retrying in"), waits); /* decided not to wait */
-  assert_true(dt_now() - t0 < 15);                                /* nor waited out the 30 s deadline */
+  assert_int_equal(sbt_lines_count(&f.log, "retrying in"), waits); /* decided not to wait */
+  assert_true(sbt_now() - t0 < 15);                                /* nor waited out the 30 s deadline */
   assert_non_null(strstr(sbio_error_message(err), "wait 3600 s"));
   sbio_error_free(err);
   dtf_close(&f);
@@ -173,13 +173,13 @@ static void test_slow_answers_and_long_starts_hit_the_create_deadline(void **sta
   /* The alternatives (the answer, the start) take 60 s: ending long
    * before them is the deadline's doing, however busy the machine. */
   dtf_org(&f, "{\"faults\":[{\"match\":\"GET /sandbox/*\",\"delay\":60}]}");
-  double t0 = dt_now();
+  double t0 = sbt_now();
   assert_int_equal(try_create(&f, 1, err), SBIO_E_CREATE_TIMEOUT);
-  assert_true(dt_now() - t0 < 30);
+  assert_true(sbt_now() - t0 < 30);
   dtf_org(&f, "{\"faults\":[],\"settings\":{\"startDelay\":60}}");
-  t0 = dt_now();
+  t0 = sbt_now();
   assert_int_equal(try_create(&f, 1, err), SBIO_E_CREATE_TIMEOUT);
-  assert_true(dt_now() - t0 < 30);
+  assert_true(sbt_now() - t0 < 30);
   assert_non_null(strstr(sbio_error_message(err), "still in state"));
   cJSON *reqs = dtf_requests(&f);
   assert_int_equal(dtf_count(reqs, "api", "DELETE", "/sandbox/"), 2); /* both cleaned up */

@@ -31,9 +31,9 @@ static void test_create_sends_the_spec_body_and_waits_until_started(void **state
   sbio_create_options_set_secret(o, "TOKEN", "s3cr3t-value");
   sbio_create_options_set_label(o, "tenant_id", "t-1");
   sbio_create_options_set_timeout(o, 150);
-  double t0 = dt_now();
+  double t0 = sbt_now();
   sbio_sandbox *sb = dtf_create(&f, "daytona://daytona-small", o);
-  assert_true(dt_now() - t0 >= 0.4); /* it waited for "started" */
+  assert_true(sbt_now() - t0 >= 0.4); /* it waited for "started" */
   sbio_create_options_free(o);
 
   assert_int_equal(sbio_sandbox_tier(sb), SBIO_TIER_UNKNOWN);
@@ -286,9 +286,9 @@ static void test_frozen_toolbox_bounds_the_exec_and_its_kill_step(void **state) 
   sbio_exec_options_set_timeout(eo, 1);
   sbio_exec_result *r = NULL;
   sbio_error *err = sbio_error_new();
-  double t0 = dt_now();
+  double t0 = sbt_now();
   assert_int_equal(sbio_sandbox_exec_shell(sb, "echo frozen", eo, &r, err), SBIO_E_EXEC_TIMEOUT);
-  assert_true(dt_now() - t0 < 30); /* not the 40 s the toolbox holds each request */
+  assert_true(sbt_now() - t0 < 30); /* not the 40 s the toolbox holds each request */
   assert_int_equal(sbio_exec_result_exit_code(r), 137);
   assert_non_null(strstr(sbio_error_message(err), "did not finish within"));
   assert_non_null(strstr(sbio_error_hint(err), "kill the sandbox"));
@@ -332,9 +332,9 @@ typedef struct {
 static void *run_sleep(void *arg) {
   exec_job *j = arg;
   sbio_exec_result *r = NULL;
-  double t0 = dt_now();
+  double t0 = sbt_now();
   j->rc = sbio_sandbox_exec_shell(j->sb, "sleep 30", NULL, &r, NULL);
-  j->took = dt_now() - t0;
+  j->took = sbt_now() - t0;
   j->exit_code = r ? sbio_exec_result_exit_code(r) : -1;
   sbio_exec_result_free(r);
   return NULL;
@@ -407,12 +407,12 @@ static void test_cancel_one_exec_kills_its_processes_keeps_the_sandbox(void **st
     assert_true(tries < 1000); /* 20 s: a safety net, not a timing */
     usleep(20 * 1000);
   }
-  double t0 = dt_now();
+  double t0 = sbt_now();
   sbio_cancel_request(token);
   pthread_join(t, NULL);
   assert_int_equal(j.rc, SBIO_E_CANCELLED);
   assert_int_equal(j.exit_code, 137);
-  assert_true(dt_now() - t0 < 60); /* not the 120 s deadline */
+  assert_true(sbt_now() - t0 < 60); /* not the 120 s deadline */
   for (int tries = 0; !process_ended(pid); tries++) {
     assert_true(tries < 500);
     usleep(20 * 1000);

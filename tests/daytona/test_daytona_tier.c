@@ -17,7 +17,7 @@
 /* Log lines at level WARN (the callback's lines start with the level),
  * but for the other backends' sources getting old (not this test's
  * subject, and a matter of the date the suite runs). */
-static size_t warnings(const dt_lines *l) {
+static size_t warnings(const sbt_lines *l) {
   size_t n = 0;
   for (size_t i = 0; i < l->n; i++)
     n += strncmp(l->items[i], "30 ", 3) == 0 && !sbio_test_is_freshness_warning(l->items[i]);
@@ -30,9 +30,9 @@ static void test_first_create_warns_once_per_process(void **state) {
   dtf_open(&f, "warnonce", NULL, NULL, NULL);
   sbio_sandbox *a = dtf_create(&f, NULL, NULL);
   sbio_sandbox *b = dtf_create(&f, NULL, NULL);
-  assert_int_equal(dt_lines_count(&f.log, WARNING), 1);
+  assert_int_equal(sbt_lines_count(&f.log, WARNING), 1);
   assert_int_equal(warnings(&f.log), 1); /* and the only warning */
-  assert_int_equal(dt_lines_count(&f.log, "docs/en/v2/isolation"), 1);
+  assert_int_equal(sbt_lines_count(&f.log, "docs/en/v2/isolation"), 1);
   sbio_sandbox_close(a, NULL);
   sbio_sandbox_close(b, NULL);
   /* "Once per process", not per host. */
@@ -40,7 +40,7 @@ static void test_first_create_warns_once_per_process(void **state) {
   sbio_error *err = sbio_error_new();
   assert_int_equal(dtf_host(&f, err), SBIO_OK);
   sbio_sandbox *c = dtf_create(&f, NULL, NULL);
-  assert_int_equal(dt_lines_count(&f.log, WARNING), 1);
+  assert_int_equal(sbt_lines_count(&f.log, WARNING), 1);
   sbio_sandbox_close(c, NULL);
   sbio_error_free(err);
   /* The created event records the tier as UNKNOWN. */
@@ -106,7 +106,7 @@ static void test_requirements_fail_before_anything_is_sent(void **state) {
   cJSON *reqs = dtf_requests(&f);
   assert_int_equal(cJSON_GetArraySize(reqs), 0); /* Daytona never heard of it */
   cJSON_Delete(reqs);
-  assert_int_equal(dt_lines_count(&f.log, WARNING), 0); /* refused, not warned */
+  assert_int_equal(sbt_lines_count(&f.log, WARNING), 0); /* refused, not warned */
   dtf_close(&f);
 }
 

@@ -188,66 +188,12 @@ void emu_clear_log(const emu *e) {
   free(emu_admin(e, "DELETE", "requests", NULL));
 }
 
-/* --------------------------------------------------------------- lines */
-static void lines_add(lines *l, const char *text) {
-  char **p = realloc(l->items, (l->n + 1) * sizeof *p);
-  if (!p) abort();
-  l->items = p;
-  l->items[l->n++] = strdup(text);
-}
-
-void lines_free(lines *l) {
-  for (size_t i = 0; i < l->n; i++) free(l->items[i]);
-  free(l->items);
-  l->items = NULL;
-  l->n = 0;
-}
-
-size_t lines_count(const lines *l, const char *needle) {
-  size_t n = 0;
-  for (size_t i = 0; i < l->n; i++)
-    if (strstr(l->items[i], needle)) n++;
-  return n;
-}
-
-size_t file_count(const char *path, const char *needle) {
-  FILE *fp = fopen(path, "r");
-  if (!fp) return 0;
-  char line[16384];
-  size_t n = 0;
-  while (fgets(line, sizeof line, fp))
-    if (strstr(line, needle)) n++;
-  fclose(fp);
-  return n;
-}
-
-static int on_audit(const char *json, void *user) {
-  lines_add(user, json);
-  return 0;
-}
-
-static void on_log(sbio_log_level level, const char *message, void *user) {
-  char line[4096];
-  snprintf(line, sizeof line, "%d %s", (int)level, message);
-  lines_add(user, line);
-}
-
 /* ---------------------------------------------------------------- hosts */
-sbio_host *fx_host(fx *f, const char *name, const char *config_text, lines *log) {
+sbio_host *fx_host(fx *f, const char *name, const char *config_text, sbt_lines *log) {
   char path[400];
-  snprintf(path, sizeof path, "%s/%s", f->emu.dir, name);
-  FILE *fp = fopen(path, "w");
-  if (!fp) return NULL;
-  fputs(config_text, fp);
-  fclose(fp);
-  sbio_host_options *o = sbio_host_options_new();
-  sbio_host_options_set_config_file(o, path);
-  if (log) sbio_host_options_set_log_callback(o, on_log, log);
+  if (sbt_write_file(f->emu.dir, name, config_text, path, sizeof path) != 0) return NULL;
   sbio_host *host = NULL;
-  sbio_error *err = sbio_error_new();
-  if (sbio_host_open(o, &host, err) != SBIO_OK) fprintf(stderr, "host open: %s\n", sbio_error_message(err));
-  sbio_error_free(err);
-  sbio_host_options_free(o);
+  sbt_host_open(path, log, NULL, &host, NULL);
   return host;
 }
 
@@ -271,16 +217,7 @@ int fx_open(fx *f, const char *envd_version, const char *settings_extra, const c
           f->emu.api_url, f->emu.sandbox_url);
   if (settings_extra) fputs(settings_extra, fp);
   fclose(fp);
-  sbio_host_options *o = sbio_host_options_new();
-  sbio_host_options_set_config_file(o, f->config);
-  sbio_host_options_add_audit_callback(o, on_audit, &f->audit);
-  sbio_host_options_set_log_callback(o, on_log, &f->log);
-  sbio_error *err = sbio_error_new();
-  sbio_code rc = sbio_host_open(o, &f->host, err);
-  if (rc != SBIO_OK) fprintf(stderr, "host open failed: %s\n", sbio_error_message(err));
-  sbio_error_free(err);
-  sbio_host_options_free(o);
-  return rc == SBIO_OK ? 0 : -1;
+  return sbt_host_open(f->config, &f->log, &f->audit, &f->host, NULL) == SBIO_OK ? 0 : -1;
 }
 
 void fx_close(fx *f) {
@@ -289,7 +226,7 @@ void fx_close(fx *f) {
   int live = f->emu.pid ? emu_live(&f->emu) : 0;
   if (live != 0) fprintf(stderr, "LEAK: %d sandbox(es) left in the emulator\n", live);
   emu_stop(&f->emu);
-  lines_free(&f->audit);
-  lines_free(&f->log);
+  sbt_lines_free(&f->audit);
+  sbt_lines_free(&f->log);
   if (live != 0) abort(); /* fails the test visibly, even from a teardown */
 }

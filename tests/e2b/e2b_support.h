@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "sbio_test.h" /* lines, files and hosts: tests/support */
+
 typedef struct emu {
   pid_t pid;
   char dir[256];
@@ -16,18 +18,13 @@ typedef struct emu {
   char sandbox_url[64];
 } emu;
 
-typedef struct lines {
-  char **items;
-  size_t n;
-} lines;
-
 typedef struct fx {
   emu emu;
   char config[300];
   char audit_path[300];
   sbio_host *host;
-  lines audit;
-  lines log;
+  sbt_lines audit;
+  sbt_lines log;
 } fx;
 
 /* The key the tests plant in E2B_API_KEY (and the emulator accepts). */
@@ -59,11 +56,7 @@ int fx_open(fx *f, const char *envd_version, const char *settings_extra, const c
 /* Closes the host, checks nothing leaked in the emulator, stops it. */
 void fx_close(fx *f);
 /* Opens another host on an explicit config text (the emulator of f). */
-sbio_host *fx_host(fx *f, const char *name, const char *config_text, lines *log);
-
-size_t lines_count(const lines *l, const char *needle);
-void lines_free(lines *l);
-size_t file_count(const char *path, const char *needle);
+sbio_host *fx_host(fx *f, const char *name, const char *config_text, sbt_lines *log);
 
 #define ARGV(...) ((const char *const[]){__VA_ARGS__, NULL})
 

@@ -19,12 +19,6 @@
 
 #include "e2b_support.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static sbio_sandbox *must_create(fx *f) {
   sbio_error *err = sbio_error_new();
   sbio_sandbox *sb = NULL;
@@ -156,9 +150,9 @@ static void test_429_with_retry_after_on_kill_is_retried(void **state) {
   sbio_sandbox *sb = must_create(f);
   emu_fault(&f->emu, "{\"server\":\"api\",\"method\":\"DELETE\",\"path\":\"^/sandboxes/\",\"action\":\"status\","
                      "\"status\":429,\"retry_after\":\"1\",\"times\":1}");
-  double t0 = now_s();
+  double t0 = sbt_now();
   assert_int_equal(sbio_sandbox_kill(sb, NULL), SBIO_OK);
-  assert_true(now_s() - t0 >= 0.9); /* waited what Retry-After said */
+  assert_true(sbt_now() - t0 >= 0.9); /* waited what Retry-After said */
   assert_int_equal(emu_count(&f->emu, "DELETE", "/sandboxes/"), 2);
   assert_int_equal(emu_live(&f->emu), 0);
   sbio_sandbox_close(sb, NULL);
@@ -205,13 +199,13 @@ static void test_slow_create_past_the_deadline_times_out(void **state) {
                      "\"delay_ms\":8000}");
   sbio_error *err = sbio_error_new();
   sbio_sandbox *sb = NULL;
-  double t0 = now_s();
+  double t0 = sbt_now();
   assert_int_equal(sbio_sandbox_create(f->host, "e2b://?timeout=1", NULL, &sb, err), SBIO_E_CREATE_TIMEOUT);
-  assert_true(now_s() - t0 < 6); /* the 1 s deadline, not the server's answer at 8 s, ended it */
+  assert_true(sbt_now() - t0 < 6); /* the 1 s deadline, not the server's answer at 8 s, ended it */
   assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1203");
   sbio_error_free(err);
   /* E2B finished creating it after we gave up: its lifetime (1 s) reclaims it */
-  double left = t0 + 9.5 - now_s();
+  double left = t0 + 9.5 - sbt_now();
   if (left > 0) sleep_s(left);
   for (int i = 0; i < 100 && emu_live(&f->emu) != 0; i++) sleep_s(0.1);
   assert_int_equal(emu_live(&f->emu), 0);

@@ -20,12 +20,6 @@
 
 #include "e2b_support.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int ends_with(const char *s, const char *tail) {
   size_t n = strlen(s), t = strlen(tail);
   return n >= t && strcmp(s + n - t, tail) == 0;
@@ -265,7 +259,7 @@ typedef struct {
 
 static void on_output(sbio_stream stream, const char *data, size_t len, void *user) {
   capture *c = user;
-  if (!c->calls++) c->first_at = now_s();
+  if (!c->calls++) c->first_at = sbt_now();
   if (stream == SBIO_STDOUT && c->out_len + len < sizeof c->out) {
     memcpy(c->out + c->out_len, data, len);
     c->out_len += len;
@@ -278,9 +272,9 @@ static void test_output_streams_as_it_comes(void **state) {
   capture cap = {0};
   sbio_exec_options *o = sbio_exec_options_new();
   sbio_exec_options_set_output_callback(o, on_output, &cap);
-  double t0 = now_s();
+  double t0 = sbt_now();
   sbio_exec_result *r = must_shell(sb, "echo first; sleep 4; echo second", o);
-  double t1 = now_s();
+  double t1 = sbt_now();
   assert_string_equal(cap.out, "first\nsecond\n");
   assert_true(cap.calls >= 2);
   /* The first line arrived before the command ended: the command sleeps
@@ -301,9 +295,9 @@ static void test_deadline_kills_with_sendsignal(void **state) {
   sbio_exec_options_set_timeout(o, 2);
   sbio_error *err = sbio_error_new();
   sbio_exec_result *r = NULL;
-  double t0 = now_s();
+  double t0 = sbt_now();
   assert_int_equal(sbio_sandbox_exec_shell(sb, "echo started; sleep 600", o, &r, err), SBIO_E_EXEC_TIMEOUT);
-  assert_true(now_s() - t0 < 120.0); /* the deadline ended it, not the 600 s sleep */
+  assert_true(sbt_now() - t0 < 120.0); /* the deadline ended it, not the 600 s sleep */
   assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1302");
   assert_non_null(r);
   assert_string_equal(sbio_exec_result_stdout(r, NULL), "started\n");
@@ -337,10 +331,10 @@ static void test_kill_from_another_thread_ends_the_exec(void **state) {
   pthread_create(&t, NULL, killer, &a);
   sbio_exec_result *r = NULL;
   sbio_error *err = sbio_error_new();
-  double t0 = now_s();
+  double t0 = sbt_now();
   sbio_code rc = sbio_sandbox_exec(sb, ARGV("sleep", "600"), NULL, &r, err);
   pthread_join(t, NULL);
-  assert_true(now_s() - t0 < 120.0); /* the kill ended it, not the 600 s sleep */
+  assert_true(sbt_now() - t0 < 120.0); /* the kill ended it, not the 600 s sleep */
   if (rc == SBIO_OK)
     assert_int_equal(sbio_exec_result_exit_code(r), 137);
   else
@@ -396,11 +390,11 @@ static void test_cancel_one_exec_with_sendsignal(void **state) {
   pthread_t t;
   pthread_create(&t, NULL, canceller, &c);
   sbio_exec_result *r = NULL;
-  double t0 = now_s();
+  double t0 = sbt_now();
   sbio_code rc = sbio_sandbox_exec_shell(sb, "echo started; sleep 600", o, &r, err);
   pthread_join(t, NULL);
   assert_int_equal(rc, SBIO_E_CANCELLED);
-  assert_true(now_s() - t0 < 60.0); /* not the 120 s deadline */
+  assert_true(sbt_now() - t0 < 60.0); /* not the 120 s deadline */
   assert_non_null(strstr(sbio_error_message(err), "killed (SIGKILL)"));
   assert_non_null(r);
   assert_string_equal(sbio_exec_result_stdout(r, NULL), "started\n");
@@ -558,8 +552,8 @@ static void test_isolation_requirements(void **state) {
     sbio_sandbox_close(sb, NULL);
     sbio_create_options_free(o);
   }
-  assert_int_equal(file_count(f->audit_path, "\"event\":\"created\""), 3);
-  assert_int_equal(file_count(f->audit_path, "\"event\":\"create_denied\""), 0);
+  assert_int_equal(sbt_file_count(f->audit_path, "\"event\":\"created\""), 3);
+  assert_int_equal(sbt_file_count(f->audit_path, "\"event\":\"create_denied\""), 0);
 }
 
 static void test_stale_source_becomes_unknown_and_is_refused(void **state) {
@@ -637,7 +631,7 @@ static void test_broken_source_becomes_unknown_and_is_refused(void **state) {
   snprintf(cfg, sizeof cfg,
            "backend_path: [%s]\nbackends:\n  e2b:\n    settings:\n      api_url: %s\n      sandbox_url: %s\n", dir,
            f->emu.api_url, f->emu.sandbox_url);
-  lines log = {0};
+  sbt_lines log = {0};
   sbio_host *host = fx_host(f, "broken.yaml", cfg, &log);
   assert_non_null(host);
   const sbio_backend_info *b = sbio_host_backend_find(host, "e2b");
@@ -655,7 +649,7 @@ static void test_broken_source_becomes_unknown_and_is_refused(void **state) {
   sbio_error_free(err);
   sbio_create_options_free(co);
   sbio_host_close(host);
-  lines_free(&log);
+  sbt_lines_free(&log);
 }
 
 /* ------------------------------------------------------------ the key */
@@ -693,7 +687,7 @@ static void test_api_key_appears_nowhere(void **state) {
   sbio_error_free(err);
   for (size_t i = 0; i < f->audit.n; i++) assert_null(strstr(f->audit.items[i], E2B_TEST_KEY));
   for (size_t i = 0; i < f->log.n; i++) assert_null(strstr(f->log.items[i], E2B_TEST_KEY));
-  assert_int_equal(file_count(f->audit_path, E2B_TEST_KEY), 0);
+  assert_int_equal(sbt_file_count(f->audit_path, E2B_TEST_KEY), 0);
   assert_true(f->audit.n > 3);
 }
 
