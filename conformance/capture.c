@@ -16,6 +16,8 @@ void kit_capture_init(kit_capture *cap, int verbose) {
 void kit_capture_free(kit_capture *cap) {
   for (size_t i = 0; i < cap->n_logs; i++) free(cap->logs[i]);
   for (size_t i = 0; i < cap->n_audit; i++) free(cap->audit[i]);
+  for (size_t i = 0; i < cap->n_progress; i++) free(cap->progress[i]);
+  free(cap->progress);
   free(cap->logs);
   free(cap->log_levels);
   free(cap->audit);
@@ -56,6 +58,35 @@ int kit_capture_audit(const char *json_line, void *user) {
   cap->audit[cap->n_audit++] = copy;
   pthread_mutex_unlock(&cap->lock);
   return 0;
+}
+
+/* A step is kept once for each run of reports under the same name, so a
+ * long pull does not fill memory with its byte counts. */
+void kit_capture_progress(const char *what, int64_t done, int64_t total, void *user) {
+  (void)done, (void)total;
+  kit_capture *cap = user;
+  const char *text = what ? what : "";
+  pthread_mutex_lock(&cap->lock);
+  if (!cap->n_progress || strcmp(cap->progress[cap->n_progress - 1], text) != 0) {
+    grow(&cap->progress, cap->n_progress, &cap->cap_progress, NULL);
+    cap->progress[cap->n_progress++] = kit_xstrdup(text);
+  }
+  pthread_mutex_unlock(&cap->lock);
+}
+
+size_t kit_capture_progress_count(kit_capture *cap) {
+  pthread_mutex_lock(&cap->lock);
+  size_t n = cap->n_progress;
+  pthread_mutex_unlock(&cap->lock);
+  return n;
+}
+
+char *kit_capture_progress_at(kit_capture *cap, size_t i) {
+  char *copy = NULL;
+  pthread_mutex_lock(&cap->lock);
+  if (i < cap->n_progress) copy = kit_xstrdup(cap->progress[i]);
+  pthread_mutex_unlock(&cap->lock);
+  return copy;
 }
 
 size_t kit_capture_log_count(kit_capture *cap) {

@@ -88,6 +88,7 @@ void kit_audit_one_event_per_exec(kit_case *c);
 
 /* cases_secrets.c */
 void kit_secrets_no_secret_in_any_output(kit_case *c);
+void kit_secrets_declared_credentials_never_shown(kit_case *c);
 
 /* cases_cleanup.c */
 void kit_cleanup_no_orphans(kit_case *c);

@@ -41,6 +41,7 @@ static int open_host(kit_ctx *ctx) {
   }
   if (rc == SBIO_OK) rc = sbio_host_options_set_log_callback(o, kit_capture_log, &ctx->capture);
   if (rc == SBIO_OK) rc = sbio_host_options_add_audit_callback(o, kit_capture_audit, &ctx->capture);
+  if (rc == SBIO_OK) rc = sbio_host_options_set_progress_callback(o, kit_capture_progress, &ctx->capture);
   if (rc == SBIO_OK) rc = sbio_host_open(o, &ctx->host, err);
   if (rc != SBIO_OK) {
     const char *name = sbio_code_name(rc), *msg = sbio_error_message(err), *hint = sbio_error_hint(err);

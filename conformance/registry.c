@@ -151,6 +151,10 @@ static const kit_case_def cases[] = {
     {"secrets.no_secret_in_any_output", "65,7",
      "a secret reaches the sandbox but no description, error, log line or audit event", 0, 0, CR,
      kit_secrets_no_secret_in_any_output},
+    {"secrets.declared_credentials_never_shown", "",
+     "the values of the credential variables the note declares appear in no error, hint, log line, progress step, "
+     "description or audit event",
+     0, 0, CR, kit_secrets_declared_credentials_never_shown},
 
     /* last: nothing of this run is left behind */
     {"cleanup.no_orphans", "", "after every case, the backend lists no sandbox of this run", SBIO_CAP_MANAGED, 0, 0,

@@ -19,6 +19,12 @@ const char *sbio_backend_info_version(const sbio_backend_info *b) {
 const char *sbio_backend_info_summary(const sbio_backend_info *b) {
   return b && b->have_meta ? OR_EMPTY(b->meta.summary) : "";
 }
+size_t sbio_backend_info_credential_count(const sbio_backend_info *b) {
+  return b ? b->cred_vars.n : 0;
+}
+const char *sbio_backend_info_credential_var(const sbio_backend_info *b, size_t i) {
+  return b && i < b->cred_vars.n ? b->cred_vars.items[i] : NULL;
+}
 sbio_backend_status sbio_backend_info_status(const sbio_backend_info *b) {
   return b ? b->status : SBIO_BACKEND_REFUSED;
 }

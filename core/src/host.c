@@ -3,6 +3,7 @@
  * owns. Opening a host runs no backend code; backends are loaded on first
  * use (or by sbio_host_load_backend). */
 #include "clock.h"
+#include "credentials.h"
 #include "error_internal.h"
 #include "host_internal.h"
 #include "loader.h"
@@ -266,6 +267,9 @@ sbio_code sbio_host_open(const sbio_host_options *opts, sbio_host **out, sbio_er
                            &host->trust, err);
   if (rc != SBIO_OK) goto fail;
   report_scan(host);
+  /* Every backend's declared credentials are known before anything of it
+   * can speak: a listing, a probe, a create. */
+  for (size_t i = 0; i < host->reg.n; i++) sbio__credentials_learn(host, host->reg.items[i]);
   *out = host;
   return SBIO_OK;
 fail:
@@ -409,6 +413,9 @@ static sbio_code ensure_loaded(sbio_host *host, struct sbio_backend_info *b, sbi
 sbio_code sbio__host_backend_instance(sbio_host *host, struct sbio_backend_info *b, sbio_error *err) {
   pthread_mutex_lock(&host->reg.lock);
   sbio_code rc = ensure_loaded(host, b, err);
+  /* Again before the backend runs: a variable may have been set since the
+   * host opened (the key is read by the backend at this point too). */
+  sbio__credentials_learn(host, b);
   if (rc == SBIO_OK && !b->instance) {
     sbio_bk_error bk = {.size = sizeof bk};
     const char *settings = b->cfg && b->cfg->settings_json ? b->cfg->settings_json : "{}";

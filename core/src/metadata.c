@@ -26,6 +26,8 @@
 /* A backend reports the mechanism it used in sbio_bk_sandbox_info.mechanism
  * (64 bytes with the NUL); a longer declared name could never be matched. */
 #define MAX_MECHANISM_NAME_BYTES 63
+#define MAX_CREDENTIALS 16
+#define MAX_CREDENTIAL_NAME_BYTES 64
 
 typedef struct parse_ctx {
   char *reason;
@@ -284,16 +286,85 @@ static int parse_mechanisms(parse_ctx *ctx, const cJSON *arr, sbio__metadata *ou
   return 0;
 }
 
+/* ------------------------------------------------------------ credentials */
+/* An environment variable name (upper or lower case, digits, '_', not
+ * starting with a digit), or with `setting_key` a setting key (lower
+ * case). */
+static int credential_name_valid(const char *s, int setting_key) {
+  size_t n = strlen(s);
+  if (n == 0 || n > MAX_CREDENTIAL_NAME_BYTES || (s[0] >= '0' && s[0] <= '9')) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    int ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || (!setting_key && c >= 'A' && c <= 'Z');
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+static int parse_credential_list(parse_ctx *ctx, const cJSON *arr, const char *key, int setting_key, char ***out,
+                                 size_t *n_out) {
+  if (!cJSON_IsArray(arr)) return schema_error(ctx, "\"credentials\".\"%s\": not an array", key);
+  int count = cJSON_GetArraySize(arr);
+  if (count > MAX_CREDENTIALS)
+    return schema_error(ctx, "\"credentials\".\"%s\": %d entries, more than %d", key, count, MAX_CREDENTIALS);
+  if (count == 0) return 0;
+  *out = calloc((size_t)count, sizeof **out);
+  if (*out == NULL) return schema_error(ctx, "\"credentials\": out of memory");
+  int index = 0;
+  const cJSON *item;
+  cJSON_ArrayForEach(item, arr) {
+    char path[64], shown[80];
+    snprintf(path, sizeof path, "\"credentials\".\"%s\"[%d]", key, index);
+    char *name = NULL;
+    if (take_string(ctx, item, path, MAX_CREDENTIAL_NAME_BYTES, 0, &name) != 0) return -1;
+    (*out)[index] = name;
+    *n_out = (size_t)index + 1; /* so a partial list is freed too */
+    if (!credential_name_valid(name, setting_key))
+      return schema_error(ctx, "%s: \"%s\" is not %s", path, printable(name, shown, sizeof shown),
+                          setting_key ? "a setting key ([a-z_][a-z0-9_]*)"
+                                      : "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)");
+    for (int j = 0; j < index; j++)
+      if (strcmp((*out)[j], name) == 0) return schema_error(ctx, "%s: duplicate \"%s\"", path, name);
+    index++;
+  }
+  return 0;
+}
+
+static int parse_credentials(parse_ctx *ctx, const cJSON *obj, sbio__metadata *out) {
+  static const char *const keys[] = {"env", "settings"};
+  const cJSON *members[2];
+  if (object_members(ctx, obj, "\"credentials\"", keys, 2, members) != 0) return -1;
+  if (members[0] && parse_credential_list(ctx, members[0], "env", 0, &out->cred_env, &out->n_cred_env) != 0) return -1;
+  if (members[1] &&
+      parse_credential_list(ctx, members[1], "settings", 1, &out->cred_settings, &out->n_cred_settings) != 0)
+    return -1;
+  return 0;
+}
+
 /* ---------------------------------------------------------------- document */
-enum { DOC_ABI, DOC_NAME, DOC_VERSION, DOC_SUMMARY, DOC_CAPS, DOC_MECHS, DOC_KEYS };
+/* Every key before DOC_REQUIRED is required; the ones after are later,
+ * optional additions (an older backend's note lacks them). */
+enum {
+  DOC_ABI,
+  DOC_NAME,
+  DOC_VERSION,
+  DOC_SUMMARY,
+  DOC_CAPS,
+  DOC_MECHS,
+  DOC_REQUIRED,
+  DOC_CREDS = DOC_REQUIRED,
+  DOC_KEYS
+};
 
 static int parse_document(parse_ctx *ctx, const cJSON *root, sbio__metadata *out) {
-  static const char *const keys[DOC_KEYS] = {"abi", "name", "version", "summary", "capabilities", "mechanisms"};
+  static const char *const keys[DOC_KEYS] = {"abi",          "name",       "version",    "summary",
+                                             "capabilities", "mechanisms", "credentials"};
   const cJSON *members[DOC_KEYS];
   if (object_members(ctx, root, "", keys, DOC_KEYS, members) != 0) return -1;
-  for (int i = 0; i < DOC_KEYS; i++) {
+  for (int i = 0; i < DOC_REQUIRED; i++) {
     if (members[i] == NULL) return schema_error(ctx, "missing \"%s\"", keys[i]);
   }
+  if (members[DOC_CREDS] != NULL && parse_credentials(ctx, members[DOC_CREDS], out) != 0) return -1;
   if (parse_abi(ctx, members[DOC_ABI], &out->abi) != 0) return -1;
   if (take_string(ctx, members[DOC_NAME], "\"name\"", MAX_STRING_BYTES, 0, &out->name) != 0) return -1;
   if (!sbio__backend_name_valid(out->name)) {
@@ -348,6 +419,10 @@ void sbio__metadata_free(sbio__metadata *m) {
     free(m->mechs[i].unverified);
   }
   free(m->mechs);
+  for (size_t i = 0; i < m->n_cred_env; i++) free(m->cred_env[i]);
+  free(m->cred_env);
+  for (size_t i = 0; i < m->n_cred_settings; i++) free(m->cred_settings[i]);
+  free(m->cred_settings);
   free(m->name);
   free(m->version);
   free(m->summary);

@@ -29,6 +29,14 @@ typedef struct sbio__metadata {
   sbio_caps caps;
   sbio__mechanism *mechs;
   size_t n_mechs;
+  /* "credentials" (optional, ABI 1.4): the environment variables holding
+   * the backend's credentials, and the settings whose value names another
+   * such variable (as daytona's api_key_env). The core redacts their
+   * values from everything it passes on. */
+  char **cred_env;
+  size_t n_cred_env;
+  char **cred_settings;
+  size_t n_cred_settings;
 } sbio__metadata;
 
 /* Backend names: [a-z][a-z0-9_]{0,30}. */
@@ -40,7 +48,10 @@ int sbio__backend_name_valid(const char *name);
  * most 16) of objects with string "name" and "tier" ("container", "gvisor",
  * "microvm" or "unknown") and either an object "source" {url, verified_on,
  * quote} (fields may be missing or malformed: that makes the mechanism
- * UNKNOWN later, not the document invalid) or a string "unverified". Unknown
+ * UNKNOWN later, not the document invalid) or a string "unverified", and
+ * optionally an object "credentials" {"env": [...], "settings": [...]} (each
+ * optional: at most 16 environment variable names [A-Za-z_][A-Za-z0-9_]*,
+ * and 16 setting keys [a-z][a-z0-9_]*, each at most 64 bytes). Unknown
  * top-level keys are refused. Returns 0, or -1 with a reason naming the
  * offending field ("metadata: \"capabilities\"[2]: unknown capability
  * \"telepathy\""). `out` is always safe to sbio__metadata_free. */

@@ -81,6 +81,7 @@ static void entry_free(struct sbio_backend_info *b) {
   b->ops = NULL;
   if (b->dl) sbio__dl_close(b->dl);
   if (b->have_meta) sbio__metadata_free(&b->meta);
+  sbio__strlist_free(&b->cred_vars);
   free(b->name);
   free(b->path);
   free(b);

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "dl.h"
 #include "metadata.h"
+#include "strlist.h"
 #include "trust.h"
 #include <pthread.h>
 #include <sandboxio/backend.h>
@@ -52,6 +53,10 @@ struct sbio_backend_info {
   const sbio_backend_ops *ops;
   void *instance; /* opened lazily by the host */
   int warned_unknown;
+  /* The variables holding its credentials (credentials.h): names only,
+   * resolved once when cred_resolved. Guarded like the loaded state. */
+  sbio__strlist cred_vars;
+  int cred_resolved;
 };
 
 typedef struct sbio__registry {

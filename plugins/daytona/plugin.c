@@ -176,9 +176,14 @@ static int dt_kill_managed(void *instance, const char *id, const sbio_bk_call *c
                             "kernel, docs/en/linux-sandboxes a shared host kernel, docs/en/security-exhibit Sysbox, "  \
                             "docs/en/v2/isolation Firecracker microVMs")
 
-SBIO_BACKEND("daytona", DT_VERSION, "Daytona sandboxes over its REST and toolbox APIs (tier unverified)", DT_CAPS,
-             DT_MECHANISMS, .open = dt_open, .close = dt_close, .plan = dt_plan, .create = dt_create,
-             .connect = dt_connect, .exec = dt_exec, .file_read = dt_file_read, .file_write = dt_file_write,
-             .file_list = dt_file_list, .file_mkdir = dt_file_mkdir, .file_remove = dt_file_remove, .kill = dt_kill,
-             .release = sbio__dt_op_release, .list_managed = dt_list_managed, .kill_managed = dt_kill_managed,
-             .features = SBIO_BK_FEATURE_EXEC_CANCEL)
+/* The key's variable is declared (ABI 1.4), and so is the setting that
+ * names another: the core redacts the key even from what Daytona echoes. */
+SBIO_BACKEND_WITH_CREDENTIALS("daytona", DT_VERSION,
+                              "Daytona sandboxes over its REST and toolbox APIs (tier unverified)", DT_CAPS,
+                              DT_MECHANISMS, SBIO_CREDENTIALS(SBIO_CRED("DAYTONA_API_KEY"), SBIO_CRED("api_key_env")),
+                              .open = dt_open, .close = dt_close, .plan = dt_plan, .create = dt_create,
+                              .connect = dt_connect, .exec = dt_exec, .file_read = dt_file_read,
+                              .file_write = dt_file_write, .file_list = dt_file_list, .file_mkdir = dt_file_mkdir,
+                              .file_remove = dt_file_remove, .kill = dt_kill, .release = sbio__dt_op_release,
+                              .list_managed = dt_list_managed, .kill_managed = dt_kill_managed,
+                              .features = SBIO_BK_FEATURE_EXEC_CANCEL)

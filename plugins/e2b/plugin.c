@@ -158,9 +158,13 @@ static int e2b_probe(void *instance, const sbio_bk_call *call, char *detail, siz
 #define E2B_PROBE_OP
 #endif
 
-SBIO_BACKEND("e2b", "0.1.0", "E2B cloud sandboxes: one Firecracker microVM each", E2B_CAPS, E2B_MECHANISMS,
-             .open = e2b_open, .close = e2b_close, .plan = e2b_plan, .create = e2b_create, .connect = e2b_connect,
-             .exec = e2b_exec, .file_read = e2b_file_read, .file_write = e2b_file_write, .file_list = e2b_file_list,
-             .file_mkdir = e2b_file_mkdir, .file_remove = e2b_file_remove, .kill = e2b_kill,
-             .release = sbio__e2b_op_release, .list_managed = e2b_list_managed,
-             .kill_managed = e2b_kill_managed E2B_PROBE_OP, .features = SBIO_BK_FEATURE_EXEC_CANCEL)
+/* The key's variable is declared (ABI 1.4), and so is the setting that
+ * names another: the core redacts the key even from what E2B echoes. */
+SBIO_BACKEND_WITH_CREDENTIALS("e2b", "0.1.0", "E2B cloud sandboxes: one Firecracker microVM each", E2B_CAPS,
+                              E2B_MECHANISMS, SBIO_CREDENTIALS(SBIO_CRED("E2B_API_KEY"), SBIO_CRED("api_key_env")),
+                              .open = e2b_open, .close = e2b_close, .plan = e2b_plan, .create = e2b_create,
+                              .connect = e2b_connect, .exec = e2b_exec, .file_read = e2b_file_read,
+                              .file_write = e2b_file_write, .file_list = e2b_file_list, .file_mkdir = e2b_file_mkdir,
+                              .file_remove = e2b_file_remove, .kill = e2b_kill, .release = sbio__e2b_op_release,
+                              .list_managed = e2b_list_managed, .kill_managed = e2b_kill_managed E2B_PROBE_OP,
+                              .features = SBIO_BK_FEATURE_EXEC_CANCEL)

@@ -61,10 +61,13 @@ static int fake_plan(void *instance, const sbio_bk_create_req *req, char *mechan
                  "The fake backend executes nothing and isolates nothing; it reports CONTAINER so tests exercise "     \
                  "the tier logic.")
 
-SBIO_BACKEND("fake", "0.1.0", "In-memory fake for tests: executes nothing, isolates nothing", FAKE_CAPS,
-             FAKE_MECHANISMS, .open = fake_open, .close = fake_close, .plan = fake_plan, .create = sbio__fake_op_create,
-             .connect = sbio__fake_op_connect, .exec = sbio__fake_op_exec, .file_read = sbio__fake_op_file_read,
-             .file_write = sbio__fake_op_file_write, .file_list = sbio__fake_op_file_list,
-             .file_mkdir = sbio__fake_op_file_mkdir, .file_remove = sbio__fake_op_file_remove,
-             .kill = sbio__fake_op_kill, .release = sbio__fake_op_release, .list_managed = sbio__fake_op_list_managed,
-             .kill_managed = sbio__fake_op_kill_managed, .features = SBIO_BK_FEATURE_EXEC_CANCEL)
+/* Its simulated credential is declared like a real one (ABI 1.4). */
+SBIO_BACKEND_WITH_CREDENTIALS("fake", "0.1.0", "In-memory fake for tests: executes nothing, isolates nothing",
+                              FAKE_CAPS, FAKE_MECHANISMS, SBIO_CREDENTIALS(SBIO_CRED("SBIO_FAKE_TOKEN"), ""),
+                              .open = fake_open, .close = fake_close, .plan = fake_plan, .create = sbio__fake_op_create,
+                              .connect = sbio__fake_op_connect, .exec = sbio__fake_op_exec,
+                              .file_read = sbio__fake_op_file_read, .file_write = sbio__fake_op_file_write,
+                              .file_list = sbio__fake_op_file_list, .file_mkdir = sbio__fake_op_file_mkdir,
+                              .file_remove = sbio__fake_op_file_remove, .kill = sbio__fake_op_kill,
+                              .release = sbio__fake_op_release, .list_managed = sbio__fake_op_list_managed,
+                              .kill_managed = sbio__fake_op_kill_managed, .features = SBIO_BK_FEATURE_EXEC_CANCEL)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define WARNING "backend daytona has no verified isolation tier"
 
@@ -166,6 +167,55 @@ static void test_reap_finds_and_removes_leftovers(void **state) {
   dtf_close(&f); /* none alive */
 }
 
+/* Daytona answers 401, 400 or 500 with a message that quotes the API key:
+ * the key appears nowhere, neither in stderr (the error, its hint, the log
+ * lines of -vv) nor in the audit log. The backend declares DAYTONA_API_KEY
+ * and the api_key_env setting in its note; the library learns the value
+ * from there and redacts it, whatever the backend itself does. */
+static void check_echoed_key_is_hidden(const char *name, const char *settings_yaml, const char *var) {
+  static const int statuses[] = {401, 400, 500};
+  for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++) {
+    dtf f;
+    char top[512], entry[200], faults[512];
+    snprintf(top, sizeof top, "audit:\n  path: /tmp/sbio-dt-echo-%d-%zu-%s.log\n", (int)getpid(), i, name);
+    dtf_prepare(&f, name, NULL, settings_yaml, top);
+    char *audit_path = strdup(top + strlen("audit:\n  path: "));
+    audit_path[strcspn(audit_path, "\n")] = '\0';
+    snprintf(faults, sizeof faults,
+             "{\"faults\":[{\"match\":\"POST /sandbox\",\"status\":%d,\"times\":-1,"
+             "\"message\":\"API key %s is not valid for this organization\"}]}",
+             statuses[i], f.key);
+    dtf_org(&f, faults);
+    snprintf(entry, sizeof entry, "%s=%s", var, f.key);
+    const char *env[] = {entry, NULL};
+    h_opts o = {.env = env};
+    h_result r;
+    H_RUN(&r, &o, "-vv", "--config", f.config, "run", "--backend", "daytona://", "--", "echo", "hi");
+    if (r.status == 0) fail_msg("status %d: the run succeeded", statuses[i]);
+    if (h_contains(r.err, r.err_len, f.key)) fail_msg("status %d: the key is in stderr:\n%s", statuses[i], r.err);
+    assert_true(h_contains(r.err, r.err_len, "***")); /* the message was there, redacted */
+    char *audit = h_read(audit_path);
+    assert_non_null(strstr(audit, "\"event\":\"create_failed\""));
+    if (strstr(audit, f.key)) fail_msg("status %d: the key is in the audit log:\n%s", statuses[i], audit);
+    free(audit);
+    h_result_free(&r);
+    unlink(audit_path);
+    free(audit_path);
+    dtf_close(&f);
+  }
+}
+
+static void test_a_key_the_provider_echoes_is_never_shown(void **state) {
+  (void)state;
+  check_echoed_key_is_hidden("cliecho", NULL, "DAYTONA_API_KEY");
+}
+
+/* The same key in another variable, named by the api_key_env setting. */
+static void test_a_key_named_by_api_key_env_is_never_shown(void **state) {
+  (void)state;
+  check_echoed_key_is_hidden("cliechoenv", "      api_key_env: SBIO_TEST_DT_OTHER_KEY\n", "SBIO_TEST_DT_OTHER_KEY");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_requirement_exits_78_and_nothing_is_created),
@@ -175,6 +225,8 @@ int main(void) {
       cmocka_unit_test(test_inspect_explains_the_unknown_tier),
       cmocka_unit_test(test_a_missing_key_exits_69_naming_the_variable),
       cmocka_unit_test(test_reap_finds_and_removes_leftovers),
+      cmocka_unit_test(test_a_key_the_provider_echoes_is_never_shown),
+      cmocka_unit_test(test_a_key_named_by_api_key_env_is_never_shown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

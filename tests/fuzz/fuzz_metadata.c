@@ -21,11 +21,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc != 0) {
     if (memchr(reason, '\0', sizeof reason) == NULL || strchr(reason, '\n') != NULL) __builtin_trap();
     if (m.name != NULL || m.mechs != NULL || m.n_mechs != 0) __builtin_trap(); /* nothing left behind */
+    if (m.cred_env != NULL || m.n_cred_env != 0 || m.cred_settings != NULL || m.n_cred_settings != 0) __builtin_trap();
     return 0;
   }
 
   /* Invariants of an accepted document. */
   if (!sbio__backend_name_valid(m.name) || m.version == NULL || m.summary == NULL || m.n_mechs > 16) __builtin_trap();
+  /* Credential names (ABI 1.4): at most 16 of each, each a plain name. */
+  if (m.n_cred_env > 16 || m.n_cred_settings > 16) __builtin_trap();
+  for (size_t i = 0; i < m.n_cred_env + m.n_cred_settings; i++) {
+    const char *name = i < m.n_cred_env ? m.cred_env[i] : m.cred_settings[i - m.n_cred_env];
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > 64 || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != n)
+      __builtin_trap();
+  }
   for (size_t i = 0; i < m.n_mechs; i++) {
     const sbio__mechanism *mech = &m.mechs[i];
     if (mech->name == NULL || mech->name[0] == '\0' || sbio_tier_rank(mech->claimed) < 0) __builtin_trap();

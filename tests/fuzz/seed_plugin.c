@@ -15,10 +15,13 @@ static void seed_close(void *instance) {
   (void)instance;
 }
 
-SBIO_BACKEND(
+/* With a credential list (ABI 1.4), so the elfnote and metadata targets
+ * start from a note that carries one. */
+SBIO_BACKEND_WITH_CREDENTIALS(
     "fuzzseed", "1.0.0", "Fuzzing seed (does nothing)",
     SBIO_CAP("run_command") "," SBIO_CAP("filesystem") "," SBIO_CAP("streaming"),
     SBIO_MECHANISM("runc", "container", "https://example.org/docs/isolation", "2026-01-10",
                    "Sandboxes run as containers on a shared kernel.") "," SBIO_MECHANISM_UNVERIFIED("other",
                                                                                                     "not checked"),
+    SBIO_CREDENTIALS(SBIO_CRED("FUZZSEED_API_KEY") "," SBIO_CRED("FUZZSEED_TOKEN"), SBIO_CRED("api_key_env")),
     .open = seed_open, .close = seed_close)

@@ -111,6 +111,7 @@ typedef struct bad_case {
 #define HEAD "{\"abi\":1,\"name\":\"a\",\"version\":\"1\",\"summary\":\"s\",\"capabilities\":[]"
 #define MECHS(x) HEAD ",\"mechanisms\":[" x "]}"
 #define OK_MECH "{\"name\":\"ok\",\"tier\":\"container\"}"
+#define CREDS(x) HEAD ",\"mechanisms\":[],\"credentials\":" x "}"
 
 static const bad_case bad_cases[] = {
     /* not JSON, or not only JSON */
@@ -204,7 +205,60 @@ static const bad_case bad_cases[] = {
      "\"mechanisms\"[0].\"unverified\": not a string"},
     {MECHS("{\"name\":\"x\",\"tier\":\"unknown\",\"unverified\":\"no\",\"source\":{}}"),
      "\"mechanisms\"[0]: both \"source\" and \"unverified\""},
+    /* credentials (ABI 1.4) */
+    {CREDS("[]"), "\"credentials\": not an object"},
+    {CREDS("{\"env\":\"X\"}"), "\"credentials\".\"env\": not an array"},
+    {CREDS("{\"env\":[1]}"), "\"credentials\".\"env\"[0]: not a string"},
+    {CREDS("{\"env\":[\"\"]}"), "\"credentials\".\"env\"[0]: empty"},
+    {CREDS("{\"env\":[\"A-B\"]}"), "\"credentials\".\"env\"[0]: \"A-B\" is not an environment variable name"},
+    {CREDS("{\"env\":[\"1A\"]}"), "is not an environment variable name"},
+    {CREDS("{\"env\":[\"A\",\"B\",\"A\"]}"), "\"credentials\".\"env\"[2]: duplicate \"A\""},
+    {CREDS("{\"settings\":[\"Api_Key_Env\"]}"),
+     "\"credentials\".\"settings\"[0]: \"Api_Key_Env\" is not a setting key"},
+    {CREDS("{\"env\":[],\"tokens\":[]}"), "\"credentials\": unknown key \"tokens\""},
+    {CREDS("{\"env\":[],\"env\":[]}"), "\"credentials\".\"env\": duplicate key"},
+    {CREDS("{\"env\":[\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"]}"),
+     "longer than 64 bytes"},
+    {CREDS("{\"env\":[\"A\",\"B\",\"C\",\"D\",\"E\",\"F\",\"G\",\"H\",\"I\",\"J\",\"K\",\"L\",\"M\",\"N\",\"O\",\"P\","
+           "\"Q\"]}"),
+     "17 entries, more than 16"},
 };
+
+/* ABI 1.4: the optional credential list, as SBIO_CREDENTIALS writes it;
+ * a note without it (every backend before 1.4) is as valid as before. */
+static void test_credentials(void **state) {
+  (void)state;
+  sbio__metadata m;
+  char reason[256] = "";
+  const char *doc = SBIO_METADATA_JSON_WITH(
+      "acme", "1", "s", SBIO_CAP("run_command"), OK_MECH,
+      SBIO_CREDENTIALS(SBIO_CRED("ACME_API_KEY") "," SBIO_CRED("acme_token2"), SBIO_CRED("api_key_env")));
+  int rc = parse(doc, &m, reason, sizeof reason);
+  if (rc != 0) fail_msg("%s", reason);
+  assert_int_equal(m.n_cred_env, 2);
+  assert_string_equal(m.cred_env[0], "ACME_API_KEY");
+  assert_string_equal(m.cred_env[1], "acme_token2");
+  assert_int_equal(m.n_cred_settings, 1);
+  assert_string_equal(m.cred_settings[0], "api_key_env");
+  sbio__metadata_free(&m);
+  assert_null(m.cred_env);
+  /* Absent, or present and empty. */
+  assert_int_equal(parse(DOCKER_DOC, &m, NULL, 0), 0);
+  assert_int_equal(m.n_cred_env + m.n_cred_settings, 0);
+  sbio__metadata_free(&m);
+  assert_int_equal(parse(SBIO_METADATA_JSON_WITH("a", "1", "s", "", "", SBIO_CREDENTIALS("", "")), &m, NULL, 0), 0);
+  assert_int_equal(m.n_cred_env + m.n_cred_settings, 0);
+  sbio__metadata_free(&m);
+  assert_int_equal(parse(CREDS("{}"), &m, NULL, 0), 0);
+  sbio__metadata_free(&m);
+  /* Sixteen of each is the limit, not an error. */
+  assert_int_equal(parse(CREDS("{\"env\":[\"A\",\"B\",\"C\",\"D\",\"E\",\"F\",\"G\",\"H\",\"I\",\"J\",\"K\",\"L\","
+                               "\"M\",\"N\",\"O\",\"P\"]}"),
+                         &m, NULL, 0),
+                   0);
+  assert_int_equal(m.n_cred_env, 16);
+  sbio__metadata_free(&m);
+}
 
 static void test_schema_violations(void **state) {
   (void)state;
@@ -323,6 +377,7 @@ int main(void) {
       cmocka_unit_test(test_valid_document),
       cmocka_unit_test(test_tolerated_forms),
       cmocka_unit_test(test_sixteen_mechanisms_accepted),
+      cmocka_unit_test(test_credentials),
       cmocka_unit_test(test_schema_violations),
       cmocka_unit_test(test_too_many_mechanisms),
       cmocka_unit_test(test_long_strings),

@@ -125,6 +125,12 @@ SBIO_API const char *sbio_backend_info_name(const sbio_backend_info *b);
 SBIO_API const char *sbio_backend_info_path(const sbio_backend_info *b);
 SBIO_API const char *sbio_backend_info_version(const sbio_backend_info *b); /* "" if unknown */
 SBIO_API const char *sbio_backend_info_summary(const sbio_backend_info *b); /* "" if unknown */
+/* The environment variables holding the backend's credentials, as its
+ * metadata declares them (and as its configured settings name them, e.g.
+ * daytona's api_key_env): names only. The library redacts their values
+ * from every message, log line, audit event and span it produces. */
+SBIO_API size_t sbio_backend_info_credential_count(const sbio_backend_info *b);
+SBIO_API const char *sbio_backend_info_credential_var(const sbio_backend_info *b, size_t i); /* NULL past the end */
 SBIO_API sbio_backend_status sbio_backend_info_status(const sbio_backend_info *b);
 SBIO_API const char *sbio_backend_status_name(sbio_backend_status status); /* "loaded" */
 /* Why the backend was refused, disabled or shadowed; "" otherwise. */

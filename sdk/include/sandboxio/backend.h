@@ -35,8 +35,12 @@ extern "C" {
  *   1.2  sbio_host_services.progress (check it with SBIO_HOST_HAS)
  *   1.3  per-exec cancellation: sbio_bk_call.exec_cancelled (check it with
  *        SBIO_CALL_HAS), sbio_backend_ops.features (SBIO_BK_FEATURE_*) and
- *        the catalogue code SBIO_E_CANCELLED */
-#define SBIO_BACKEND_ABI_MINOR 3
+ *        the catalogue code SBIO_E_CANCELLED
+ *   1.4  the metadata key "credentials" (SBIO_CREDENTIALS, declared with
+ *        SBIO_BACKEND_WITH_CREDENTIALS): the core redacts the values of the
+ *        variables it lists from everything it passes on. A core older
+ *        than 1.4 refuses a note that carries it (its schema is closed). */
+#define SBIO_BACKEND_ABI_MINOR 4
 #define SBIO_BACKEND_ENTRY_SYMBOL "sbio_backend_entry_v1"
 
 /* ELF note: owner "sandboxio", type 'SBIO'. The descriptor is the metadata
@@ -307,10 +311,27 @@ typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
 /* A mechanism the backend can use but whose tier nobody could verify. */
 #define SBIO_MECHANISM_UNVERIFIED(name, why) "{\"name\":\"" name "\",\"tier\":\"unknown\",\"unverified\":\"" why "\"}"
 
-#define SBIO_METADATA_JSON(name, version, summary, caps, mechanisms)                                                   \
+/* The credentials a backend reads (ABI 1.4), for the `creds` argument of
+ * SBIO_BACKEND_WITH_CREDENTIALS: `env`, the environment variables that hold
+ * them, and `settings`, the setting keys whose value names another such
+ * variable. Each a comma-joined list of SBIO_CRED(...), possibly empty:
+ *
+ *   SBIO_CREDENTIALS(SBIO_CRED("ACME_API_KEY"), SBIO_CRED("api_key_env"))
+ *
+ * The core reads those variables when it opens a host and again before it
+ * starts the backend, and redacts their values from every error, hint, log
+ * line, progress step, description, audit event and span. It never shows
+ * them. Names only: [A-Za-z_][A-Za-z0-9_]* for variables, [a-z_][a-z0-9_]*
+ * for settings, at most 16 of each. */
+#define SBIO_CRED(name) "\"" name "\""
+#define SBIO_CREDENTIALS(env, settings) ",\"credentials\":{\"env\":[" env "],\"settings\":[" settings "]}"
+
+#define SBIO_METADATA_JSON_WITH(name, version, summary, caps, mechanisms, extra)                                       \
   "{\"abi\":" SBIO__STR(SBIO_BACKEND_ABI_MAJOR) ",\"name\":\"" name "\",\"version\":\"" version                        \
                                                 "\",\"summary\":\"" summary "\",\"capabilities\":[" caps               \
-                                                "],\"mechanisms\":[" mechanisms "]}"
+                                                "],\"mechanisms\":[" mechanisms "]" extra "}"
+#define SBIO_METADATA_JSON(name, version, summary, caps, mechanisms)                                                   \
+  SBIO_METADATA_JSON_WITH(name, version, summary, caps, mechanisms, "")
 
 #if defined(__GNUC__)
 #define SBIO_BACKEND_EXPORT __attribute__((visibility("default")))
@@ -334,15 +355,22 @@ typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
  *                SBIO_CAP("run_command") "," SBIO_CAP("network_policy"),
  *                SBIO_MECHANISM("firecracker", "microvm", "https://...", "2026-11-01", "..."),
  *                .open = acme_open, .close = acme_close, ...);
+ *
+ * A backend that reads a credential says which (ABI 1.4), so that the core
+ * redacts it even where the backend forgot to:
+ *
+ *   SBIO_BACKEND_WITH_CREDENTIALS("acme", "1.2.0", "Acme sandboxes", CAPS, MECHS,
+ *                SBIO_CREDENTIALS(SBIO_CRED("ACME_API_KEY"), SBIO_CRED("api_key_env")),
+ *                .open = acme_open, ...);
  */
-#define SBIO_BACKEND(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, ...)                                                    \
+#define SBIO_BACKEND_WITH_CREDENTIALS(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, CREDS_, ...)                           \
   static const struct {                                                                                                \
     uint32_t namesz, descsz, type;                                                                                     \
     char owner[12];                                                                                                    \
-    char desc[(sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)) + 3u) & ~3u];                      \
+    char desc[(sizeof(SBIO_METADATA_JSON_WITH(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, CREDS_)) + 3u) & ~3u];         \
   } sbio__note SBIO__NOTE_UNSANITIZED __attribute__((section(SBIO_NOTE_SECTION), used, aligned(4))) = {                \
-      sizeof(SBIO_NOTE_OWNER), sizeof(SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)), SBIO_NOTE_TYPE,   \
-      SBIO_NOTE_OWNER, SBIO_METADATA_JSON(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_)};                                  \
+      sizeof(SBIO_NOTE_OWNER), sizeof(SBIO_METADATA_JSON_WITH(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, CREDS_)),      \
+      SBIO_NOTE_TYPE, SBIO_NOTE_OWNER, SBIO_METADATA_JSON_WITH(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, CREDS_)};     \
   static const sbio_backend_ops sbio__ops = {.size = sizeof(sbio_backend_ops),                                         \
                                              .abi_major = SBIO_BACKEND_ABI_MAJOR,                                      \
                                              .abi_minor = SBIO_BACKEND_ABI_MINOR,                                      \
@@ -353,6 +381,8 @@ typedef const sbio_backend_ops *(*sbio_backend_entry_fn)(void);
   SBIO_BACKEND_EXPORT const sbio_backend_ops *sbio_backend_entry_v1(void) {                                            \
     return &sbio__ops;                                                                                                 \
   }
+#define SBIO_BACKEND(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, ...)                                                    \
+  SBIO_BACKEND_WITH_CREDENTIALS(NAME_, VERSION_, SUMMARY_, CAPS_, MECHS_, "", __VA_ARGS__)
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,11 @@
  *   CBK_UNVERIFIED              its only mechanism is declared unverified (tier UNKNOWN)
  *   CBK_MINIMAL                 declares only run_command and network_policy
  *   CBK_NOPOLICY                declares only run_command: it cannot create at all
- *   CBK_NORUN                   declares no run_command (files, policy, managed, connect) */
+ *   CBK_NORUN                   declares no run_command (files, policy, managed, connect)
+ *   CBK_ECHO_CREDENTIAL         declares its credential (CBK_API_KEY, and the setting api_key_env
+ *                               naming another variable) and, like a careless provider, echoes
+ *                               the key in its errors, hints, log lines and progress steps without
+ *                               redacting it: the library must (ABI 1.4) */
 #ifndef CBK_H
 #define CBK_H
 
@@ -86,7 +90,13 @@ typedef struct cbk_instance {
   cbk_box **boxes; /* the provider's view: what list_managed shows */
   size_t n, cap;
   unsigned next_id;
+  const sbio_host_services *host;
+  char key_var[65]; /* CBK_ECHO_CREDENTIAL: the variable holding the key */
 } cbk_instance;
+
+/* CBK_ECHO_CREDENTIAL: the key, as the provider would quote it back; ""
+ * in every other variant or when unset. */
+const char *cbk_echo_key(const cbk_instance *inst);
 
 typedef struct cbk_handle {
   cbk_instance *inst;

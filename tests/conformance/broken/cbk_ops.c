@@ -36,11 +36,44 @@
 #define OBSERVED "runc"
 #endif
 
+/* The value of "api_key_env" in the settings object, if any: a plain
+ * variable name (the core checks the document; this fixture only looks). */
+static void key_var_from(const char *settings, char *out, size_t size) {
+  snprintf(out, size, "CBK_API_KEY");
+  const char *at = settings ? strstr(settings, "\"api_key_env\"") : NULL;
+  if (!at) return;
+  at = strchr(at + 13, '"');
+  if (!at) return;
+  size_t n = strcspn(at + 1, "\"");
+  if (n > 0 && n < size) snprintf(out, size, "%.*s", (int)n, at + 1);
+}
+
+const char *cbk_echo_key(const cbk_instance *inst) {
+#ifdef CBK_ECHO_CREDENTIAL
+  const char *v = inst ? getenv(inst->key_var) : NULL;
+  return v ? v : "";
+#else
+  (void)inst;
+  return "";
+#endif
+}
+
+/* A log line (and, from create, a progress step) quoting the key. */
+static void echo_log(const cbk_instance *inst, const char *what) {
+  const char *key = cbk_echo_key(inst);
+  if (!key[0] || !inst->host || !inst->host->log) return;
+  char line[512];
+  snprintf(line, sizeof line, "cbk: %s with key %s", what, key);
+  inst->host->log(inst->host->host_data, SBIO_BK_LOG_INFO, line);
+}
+
 static int bk_open(const sbio_host_services *host, const char *settings, void **instance, sbio_bk_error *err) {
-  (void)host, (void)settings;
   cbk_instance *inst = calloc(1, sizeof *inst);
   if (!inst) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
   pthread_mutex_init(&inst->lock, NULL);
+  inst->host = host;
+  key_var_from(settings, inst->key_var, sizeof inst->key_var);
+  echo_log(inst, "opened");
   *instance = inst;
   return 0;
 }
@@ -85,6 +118,14 @@ static int bk_create(void *instance, const sbio_bk_create_req *req, const sbio_b
   (void)call;
   int rc = refuse_gpu(req, err);
   if (rc) return rc;
+  cbk_instance *inst = instance;
+  echo_log(inst, "creating");
+  const char *key = cbk_echo_key(inst);
+  if (key[0] && SBIO_HOST_HAS(inst->host, progress) && inst->host->progress) {
+    char step[256];
+    snprintf(step, sizeof step, "authorising %s", key);
+    inst->host->progress(inst->host->host_data, step, 1, 1);
+  }
   cbk_box *box = cbk_box_new(instance, req);
   if (!box) return sbio_bk_error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
   return new_handle(instance, box, sandbox, info, err);
@@ -92,7 +133,11 @@ static int bk_create(void *instance, const sbio_bk_create_req *req, const sbio_b
 
 static int gone(const cbk_handle *h, sbio_bk_error *err) {
   if (!atomic_load(&h->box->killed)) return 0;
-  return sbio_bk_error_set(err, SBIO_E_GONE, "create a new sandbox", "sandbox %s no longer exists", h->box->id);
+  const char *key = cbk_echo_key(h->inst);
+  char hint[200];
+  snprintf(hint, sizeof hint, "create a new sandbox%s%s", key[0] ? " with key " : "", key);
+  return sbio_bk_error_set(err, SBIO_E_GONE, hint, "sandbox %s no longer exists%s%s", h->box->id,
+                           key[0] ? " (key " : "", key[0] ? key : "");
 }
 
 static int bk_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_call *call, int *exit_code,
@@ -136,20 +181,24 @@ static void bk_release(void *sandbox) {
  * way a JSON body would have them: the library's redaction of the literal
  * value does not catch that. */
 static int fail_with(const cbk_handle *h, sbio_bk_error *err, int code, const char *what) {
-  char leak[512] = "";
+  char leak[512] = "", hint[256] = "";
 #ifdef CBK_DEFECT_LEAK_SECRET
   cbk_leak(h->box, leak, sizeof leak);
-#else
-  (void)h;
 #endif
-  return sbio_bk_error_set(err, code, NULL, "%s%s%s", what, leak[0] ? "; request " : "", leak);
+  const char *key = cbk_echo_key(h->inst);
+  if (key[0]) snprintf(hint, sizeof hint, "retry with Authorization: Bearer %s", key);
+  return sbio_bk_error_set(err, code, hint[0] ? hint : NULL, "%s%s%s%s%s", what, leak[0] ? "; request " : "", leak,
+                           key[0] ? "; key " : "", key);
 }
 
 static int bk_connect(void *instance, const char *id, const sbio_bk_call *call, void **sandbox,
                       sbio_bk_sandbox_info *info, sbio_bk_error *err) {
   (void)call;
   cbk_box *box = cbk_box_find(instance, id);
-  if (!box) return sbio_bk_error_set(err, SBIO_E_CONNECT, NULL, "no live cbk sandbox %.64s", id);
+  const char *key = cbk_echo_key(instance);
+  if (!box)
+    return sbio_bk_error_set(err, SBIO_E_CONNECT, key[0] ? key : NULL, "no live cbk sandbox %.64s%s%s", id,
+                             key[0] ? " for key " : "", key);
   return new_handle(instance, box, sandbox, info, err);
 }
 
@@ -319,6 +368,13 @@ SBIO_BACKEND(CBK_NAME, "0.0.1", "conformance test backend (no network policy)",
 SBIO_BACKEND(CBK_NAME, "0.0.1", "conformance test backend (no commands)",
              SBIO_CAP("filesystem") "," SBIO_CAP("network_policy") "," SBIO_CAP("managed") "," SBIO_CAP("connect"),
              CBK_MECHS, CBK_FULL_OPS, .exec = bk_exec) /* present, undeclared: must stay unused */
+#elif defined(CBK_ECHO_CREDENTIAL)
+SBIO_BACKEND_WITH_CREDENTIALS(CBK_NAME, "0.0.1", "conformance test backend (echoes its credential)",
+             SBIO_CAP("run_command") "," SBIO_CAP("streaming") "," SBIO_CAP("filesystem") ","
+             SBIO_CAP("network_policy") "," SBIO_CAP("network_allowlist") "," SBIO_CAP("stdin") ","
+             SBIO_CAP("separate_stderr") "," SBIO_CAP("managed") "," SBIO_CAP("connect"),
+             CBK_MECHS, SBIO_CREDENTIALS(SBIO_CRED("CBK_API_KEY"), SBIO_CRED("api_key_env")),
+             CBK_FULL_OPS, .exec = bk_exec)
 #else
 SBIO_BACKEND(CBK_NAME, "0.0.1", "conformance test backend",
              SBIO_CAP("run_command") "," SBIO_CAP("streaming") "," SBIO_CAP("filesystem") ","
