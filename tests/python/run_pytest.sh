@@ -16,4 +16,6 @@ if [ "${SBIO_PY_PRELOAD_ASAN:-}" = 1 ]; then
   asan=$(ldd "$lib" | awk '/libclang_rt\.asan|libasan\.so/ {print $3; exit}')
   [ -n "$asan" ] && export LD_PRELOAD="$asan${LD_PRELOAD:+:$LD_PRELOAD}"
 fi
-exec "$py" -m pytest -p no:cacheprovider -q -ra "$@"
+# A test still running after 100 s has every thread's stack printed (the
+# suite's own guard ends it at 120 s).
+exec "$py" -m pytest -p no:cacheprovider -o faulthandler_timeout=100 -q -ra "$@"
