@@ -274,39 +274,9 @@ static void test_non_positive_timeouts_are_refused(void **state) {
   assert_int_equal(sbt_file_count(f->call_log, "create "), 1);
 }
 
-typedef struct {
-  sbio_sandbox *sb;
-  double delay;
-} killer_args;
-
-static void *killer(void *p) {
-  killer_args *a = p;
-  usleep((useconds_t)(a->delay * 1e6));
-  sbio_sandbox_kill(a->sb, NULL);
-  return NULL;
-}
-
-static void test_kill_from_another_thread_ends_an_exec(void **state) {
-  fixture *f = *state;
-  sbio_sandbox *sb = must_create(f, "fake://", NULL);
-  killer_args a = {sb, 0.2};
-  pthread_t t;
-  pthread_create(&t, NULL, killer, &a);
-  sbio_exec_result *r = NULL;
-  sbio_error *err = sbio_error_new();
-  double t0 = sbt_now();
-  sbio_code rc = sbio_sandbox_exec(sb, ARGV("sleep", "3600000"), NULL, &r, err);
-  pthread_join(t, NULL);
-  assert_true(sbt_now() - t0 < 30.0);
-  /* Either the process died with the kill (137) or the sandbox is gone. */
-  if (rc == SBIO_OK)
-    assert_int_equal(sbio_exec_result_exit_code(r), 137);
-  else
-    assert_int_equal(rc, SBIO_E_GONE);
-  sbio_exec_result_free(r);
-  sbio_error_free(err);
-  sbio_sandbox_close(sb, NULL);
-}
+/* A kill from another thread ending an exec (exit 137) is the conformance
+ * kit's lifecycle.kill_during_exec, run against the fake and every other
+ * backend (tests/conformance). */
 
 /* Per-exec cancellation: the canceller thread waits until the command has
  * printed "started" (so the cancel lands mid-run, without timing), then
@@ -899,7 +869,6 @@ int main(void) {
       T(test_exec_deadline_kills_and_sandbox_survives),
       T(test_exec_inherits_the_sandbox_timeout),
       T(test_non_positive_timeouts_are_refused),
-      T(test_kill_from_another_thread_ends_an_exec),
       T(test_cancel_one_exec_from_another_thread_keeps_the_sandbox),
       T(test_cancel_token_on_a_backend_that_cannot_is_refused),
       T(test_files_round_trip_and_relative_paths),
