@@ -21,6 +21,7 @@
  *   CBK_DEFECT_NO_KILL          offers create and connect but no kill (the library refuses to load it)
  *   CBK_DEFECT_LATE_STDIN       declares stdin, but its exec refuses stdin once the sandbox exists
  *   CBK_DEFECT_IGNORE_CANCEL    declares per-exec cancellation (ABI 1.3) but a cancel never ends the exec
+ *   CBK_DEFECT_KILLED_EXIT_1    an exec ended by a kill of its sandbox reports exit 1, not 137
  *   (the missing -z now is a link flag: see ../CMakeLists.txt)
  * Variants that are not defects:
  *   CBK_UNVERIFIED              its only mechanism is declared unverified (tier UNKNOWN)

@@ -437,6 +437,9 @@ int cbk_exec(cbk_box *box, const sbio_bk_exec_req *req, const sbio_bk_call *call
   }
   cbk_kv_free(&s.env);
   *exit_code = s.killed || s.timed_out || s.exec_cancelled ? 137 : status;
+#ifdef CBK_DEFECT_KILLED_EXIT_1
+  if (s.killed) *exit_code = 1; /* the defect: a killed command looks like an ordinary failure */
+#endif
   if (s.exec_cancelled)
     return sbio_bk_error_set(err, SBIO_E_CANCELLED, NULL, "command cancelled by its caller; the sandbox stays");
   if (s.timed_out) {
