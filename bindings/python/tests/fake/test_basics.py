@@ -207,7 +207,7 @@ async def test_blocking_calls_run_off_the_event_loop(make_fake: object) -> None:
     fake = make_fake(HANG)  # type: ignore[operator]
     async with await sandboxio.create("fake://", host=fake.host) as sb:
         task = asyncio.create_task(sb.run(["hang-here"], timeout=120))
-        for _ in range(100):
+        for _ in range(3000):  # up to 30 s on a loaded machine
             await asyncio.sleep(0.01)
             if fake.ops("exec"):
                 break
