@@ -323,6 +323,18 @@ static void test_run_timeout_above_the_maximum_exits_78(void **state) {
   assert_true(h_contains(r.err, r.err_len, "[SBX_E1000]"));
   assert_true(h_contains(r.err, r.err_len, "above the maximum of 86400 seconds"));
   h_result_free(&r);
+  /* and from the configuration: a default_backend URI is checked the same way */
+  char yaml[4600];
+  snprintf(yaml, sizeof yaml,
+           "default_backend: fake://?timeout=99999999999999999999\nbackends: {fake: {settings: {call_log: %s}}}\n",
+           c.calls);
+  char *cfg = h_write("maxtimeout-default.yaml", yaml);
+  H_RUN(&r, NULL, "--config", cfg, "run", "--", "true");
+  H_ASSERT_STATUS(&r, 78);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1000]"));
+  assert_true(h_contains(r.err, r.err_len, "above the maximum of 86400 seconds"));
+  h_result_free(&r);
+  free(cfg);
   char *calls = h_read(c.calls);
   assert_false(has_op_line(calls, "create"));
   free(calls);

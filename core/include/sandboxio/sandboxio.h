@@ -234,7 +234,10 @@ typedef struct sbio_exec_result sbio_exec_result;
 
 typedef enum sbio_stream { SBIO_STDOUT = 1, SBIO_STDERR = 2 } sbio_stream;
 /* Streaming output, called on the exec's thread as bytes arrive, in order
- * within a stream. */
+ * within a stream. That thread also enforces the exec's deadline: while the
+ * callback blocks (a write to a pipe nobody reads), the deadline cannot
+ * fire. Return promptly, or hand the bytes to a thread of your own with a
+ * bounded wait (sbio run does: cli/run_writer.c). */
 typedef void (*sbio_output_fn)(sbio_stream stream, const char *data, size_t len, void *user);
 
 /* Buffered output is capped per stream (default 16 MiB); bytes beyond the
