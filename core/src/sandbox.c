@@ -37,6 +37,14 @@ static void remember_secrets(sbio_host *host, const struct sbio_create_options *
     if (sbio__looks_like_credential_key(o->env.keys[i])) sbio__redactor_add(&host->redactor, o->env.values[i]);
 }
 
+/* The first credential variable the backend's note declares, for the hint
+ * of a credential refused in a target (a third-party backend gets its own
+ * variable named, not a generic hint). */
+static const char *declared_credential_var(void *user, const char *backend) {
+  struct sbio_backend_info *b = sbio__registry_find(&((sbio_host *)user)->reg, backend);
+  return b && b->cred_vars.n ? b->cred_vars.items[0] : NULL;
+}
+
 static sbio_code resolve_target(sbio_host *host, const char *uri, sbio__uri *parsed, sbio_error *err) {
   char buf[512];
   const char *target = uri;
@@ -50,7 +58,8 @@ static sbio_code resolve_target(sbio_host *host, const char *uri, sbio__uri *par
     }
     target = def;
   }
-  return sbio__uri_parse(target, parsed, err);
+  sbio__uri_ctx ctx = {declared_credential_var, host};
+  return sbio__uri_parse_ex(target, parsed, &ctx, err);
 }
 
 static void fill_request(sbio_bk_create_req *req, sbio_host *host, const struct sbio_create_options *o,
@@ -157,7 +166,8 @@ static sbio_code resolve_request(sbio_host *host, const char *uri, const struct 
   sbio_code rc = resolve_target(host, uri, &p->target, err);
   if (rc != SBIO_OK) return rc;
   if (sbio__template_has_userinfo(o->template_name))
-    return sbio__uri_refuse_userinfo(p->target.backend, "the template option", err);
+    return sbio__uri_refuse_userinfo(p->target.backend, &(sbio__uri_ctx){declared_credential_var, host},
+                                     "the template option", err);
   p->tmpl = p->target.template_name ? p->target.template_name : o->template_name;
   if (p->target.template_name && o->template_name && strcmp(p->target.template_name, o->template_name) != 0)
     return sbio__error_set(err, SBIO_E_CONFIG, "give the template once, in the URI or in the options",

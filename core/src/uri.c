@@ -24,8 +24,9 @@ const char *sbio__credential_env_var(const char *backend) {
 
 /* The hint for a credential found in a target: the variable to use instead
  * (the reference's per-backend map), else where the backend reads it. */
-static void credential_hint(const char *backend, char *hint, size_t size) {
-  const char *var = sbio__credential_env_var(backend);
+static void credential_hint(const char *backend, const sbio__uri_ctx *ctx, char *hint, size_t size) {
+  const char *var = ctx && ctx->credential_var ? ctx->credential_var(ctx->user, backend) : NULL;
+  if (!var) var = sbio__credential_env_var(backend);
   if (var)
     snprintf(hint, size, "set the %s environment variable instead; never put credentials in a URI", var);
   else if (strcmp(backend, "docker") == 0)
@@ -74,9 +75,9 @@ int sbio__template_has_userinfo(const char *tmpl) {
   return tmpl && has_userinfo(tmpl, strlen(tmpl));
 }
 
-sbio_code sbio__uri_refuse_userinfo(const char *backend, const char *where, sbio_error *err) {
+sbio_code sbio__uri_refuse_userinfo(const char *backend, const sbio__uri_ctx *ctx, const char *where, sbio_error *err) {
   char hint[320];
-  credential_hint(backend, hint, sizeof hint);
+  credential_hint(backend, ctx, hint, sizeof hint);
   return sbio__error_set(err, SBIO_E_CONFIG, hint,
                          "%s carries userinfo (a user name or password before '@'), which is refused and not "
                          "repeated here",
@@ -88,7 +89,7 @@ void sbio__uri_free(sbio__uri *u) {
   u->template_name = NULL;
 }
 
-static sbio_code parse_query(const char *query, sbio__uri *out, sbio_error *err) {
+static sbio_code parse_query(const char *query, sbio__uri *out, const sbio__uri_ctx *ctx, sbio_error *err) {
   char *copy = strdup(query);
   if (!copy) return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
   sbio_code rc = SBIO_OK;
@@ -104,7 +105,7 @@ static sbio_code parse_query(const char *query, sbio__uri *out, sbio_error *err)
     int show = echoable_name(key, eq != NULL);
     if (sbio__looks_like_credential_key(key)) {
       char hint[320];
-      credential_hint(out->backend, hint, sizeof hint);
+      credential_hint(out->backend, ctx, hint, sizeof hint);
       if (show)
         rc = sbio__error_set(err, SBIO_E_CONFIG, hint, "the target URI carries a credential-looking parameter \"%s\"",
                              key);
@@ -160,6 +161,10 @@ static sbio_code parse_query(const char *query, sbio__uri *out, sbio_error *err)
 }
 
 sbio_code sbio__uri_parse(const char *text, sbio__uri *out, sbio_error *err) {
+  return sbio__uri_parse_ex(text, out, NULL, err);
+}
+
+sbio_code sbio__uri_parse_ex(const char *text, sbio__uri *out, const sbio__uri_ctx *ctx, sbio_error *err) {
   memset(out, 0, sizeof *out);
   if (!text || !text[0]) return sbio__error_set(err, SBIO_E_CONFIG, GRAMMAR_HINT, "empty target URI");
   for (const unsigned char *p = (const unsigned char *)text; *p; p++)
@@ -199,13 +204,13 @@ sbio_code sbio__uri_parse(const char *text, sbio__uri *out, sbio_error *err) {
     return sbio__error_set(err, SBIO_E_CONFIG, GRAMMAR_HINT, "target URI has a fragment ('#'), which means nothing");
   const char *q = strchr(rest, '?');
   size_t tlen = q ? (size_t)(q - rest) : strlen(rest);
-  if (has_userinfo(rest, tlen)) return sbio__uri_refuse_userinfo(out->backend, "the target URI", err);
+  if (has_userinfo(rest, tlen)) return sbio__uri_refuse_userinfo(out->backend, ctx, "the target URI", err);
   if (tlen) {
     out->template_name = strndup(rest, tlen);
     if (!out->template_name) return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
   }
   if (q) {
-    sbio_code rc = parse_query(q + 1, out, err);
+    sbio_code rc = parse_query(q + 1, out, ctx, err);
     if (rc != SBIO_OK) {
       sbio__uri_free(out);
       return rc;

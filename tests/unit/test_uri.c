@@ -161,6 +161,29 @@ static void test_refusals_never_echo_what_they_refuse(void **state) {
   sbio_error_free(err);
 }
 
+static const char *acme_var(void *user, const char *backend) {
+  (void)user;
+  return strcmp(backend, "acme") == 0 ? "ACME_API_KEY" : NULL;
+}
+
+/* A third-party backend's hint names the variable its note declares (the
+ * host looks it up); first-party backends keep theirs without one. */
+static void test_hints_name_the_declared_variable(void **state) {
+  (void)state;
+  sbio__uri_ctx ctx = {acme_var, NULL};
+  const char *uris[] = {"acme://u:SECRET@tpl", "acme://tpl?token=SECRET", "e2b://u:SECRET@base"};
+  const char *vars[] = {"ACME_API_KEY", "ACME_API_KEY", "E2B_API_KEY"};
+  for (size_t i = 0; i < 3; i++) {
+    sbio_error *err = sbio_error_new();
+    sbio__uri u;
+    assert_int_equal(sbio__uri_parse_ex(uris[i], &u, &ctx, err), SBIO_E_CONFIG);
+    if (!strstr(sbio_error_hint(err), vars[i]))
+      fail_msg("%s: hint \"%s\" lacks %s", uris[i], sbio_error_hint(err), vars[i]);
+    assert_null(strstr(sbio_error_message(err), "SECRET"));
+    sbio_error_free(err);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid_forms),
@@ -168,6 +191,7 @@ int main(void) {
       cmocka_unit_test(test_credentials_are_refused_without_echoing_them),
       cmocka_unit_test(test_userinfo_is_refused_without_echoing_it),
       cmocka_unit_test(test_refusals_never_echo_what_they_refuse),
+      cmocka_unit_test(test_hints_name_the_declared_variable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
