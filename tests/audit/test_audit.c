@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "../support/freshness.h"
 #include "json_schema.h"
+#include "sbio_test.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,16 +36,14 @@ static cJSON *schema;
 
 /* ------------------------------------------------------------ helpers */
 
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static char logged[65536];
+/* Warnings the library logged (tests/support: sbt_capture_warnings). */
+static sbt_lines logged;
 
-static void capture_log(sbio_log_level level, const char *message, void *user) {
-  (void)user;
-  if (level < SBIO_LOG_WARN || sbio_test_is_freshness_warning(message)) return;
-  pthread_mutex_lock(&log_lock);
-  size_t used = strlen(logged);
-  snprintf(logged + used, sizeof logged - used, "%s\n", message);
-  pthread_mutex_unlock(&log_lock);
+/* Nothing was logged; shows what was, if anything. */
+static void assert_nothing_logged(void) {
+  char *all = sbt_lines_join(&logged);
+  assert_string_equal(all, "");
+  free(all);
 }
 
 static char *read_file(const char *path, size_t *len_out) {
@@ -92,7 +90,7 @@ static int group_teardown(void **state) {
 
 static int reset(void **state) {
   (void)state;
-  logged[0] = '\0';
+  sbt_lines_free(&logged);
   return 0;
 }
 
@@ -121,7 +119,7 @@ static sbio_host *open_host_with(const char *yaml, const host_extra *x, sbio_err
   fclose(f);
   sbio_host_options *o = sbio_host_options_new();
   assert_int_equal(sbio_host_options_set_config_file(o, cfg), SBIO_OK);
-  assert_int_equal(sbio_host_options_set_log_callback(o, capture_log, NULL), SBIO_OK);
+  sbt_capture_warnings(o, &logged);
   if (x && x->fn) assert_int_equal(sbio_host_options_add_audit_callback(o, x->fn, x->user), SBIO_OK);
   if (x && x->now) assert_int_equal(sbio_host_options_set_now(o, x->now), SBIO_OK);
   sbio_host *h = NULL;
@@ -463,7 +461,7 @@ static void test_lines_stay_whole_with_threads(void **state) {
   sbio_host_close(h1);
   sbio_host_close(h2);
   check_payload_lines(log, WRITERS * EXECS_PER_WRITER);
-  assert_string_equal(logged, "");
+  assert_nothing_logged();
   free(yaml);
   free(log);
 }
@@ -529,7 +527,7 @@ static void test_removed_file_is_recreated(void **state) {
   sbio_sandbox_close(sb, e);
   sbio_host_close(h);
   assert_int_equal(count_lines(log), 2);
-  assert_string_equal(logged, "");
+  assert_nothing_logged();
   sbio_error_free(e);
   free(yaml);
   free(log);
@@ -550,17 +548,17 @@ static void test_removed_directory(void **state) {
     sbio_sandbox *sb = create(h);
     assert_int_equal(unlink(log), 0);
     assert_int_equal(rmdir(dir), 0);
-    logged[0] = '\0';
+    sbt_lines_free(&logged);
     sbio_code rc = exec_argv(sb, argv, e);
     if (fail_mode) {
       /* An operation that cannot be recorded fails. */
       assert_int_equal(rc, SBIO_E_AUDIT_SINK);
       assert_non_null(strstr(sbio_error_message(e), "audit sink failed: cannot open audit file"));
       assert_non_null(strstr(sbio_error_message(e), "No such file or directory"));
-      assert_string_equal(logged, "");
+      assert_nothing_logged();
     } else {
       assert_int_equal(rc, SBIO_OK);
-      assert_non_null(strstr(logged, "audit sink failed: cannot open audit file"));
+      assert_true(sbt_lines_contain(&logged, "audit sink failed: cannot open audit file"));
     }
     sbio_sandbox_close(sb, NULL);
     sbio_host_close(h);
@@ -586,7 +584,7 @@ static void test_fifo_is_refused(void **state) {
     for (int fail_mode = 0; fail_mode < 2; fail_mode++) {
       alarm(20);
       char *yaml = audit_config(fifo, fail_mode ? "fail" : "warn", NULL);
-      logged[0] = '\0';
+      sbt_lines_free(&logged);
       sbio_host *h = open_host(yaml, NULL);
       sbio_create_options *co = sbio_create_options_new();
       sbio_sandbox *sb = NULL;
@@ -600,7 +598,7 @@ static void test_fifo_is_refused(void **state) {
       } else {
         assert_int_equal(rc, SBIO_OK);
         assert_int_equal(exec_argv(sb, argv, e), SBIO_OK);
-        assert_non_null(strstr(logged, "not a regular file"));
+        assert_true(sbt_lines_contain(&logged, "not a regular file"));
         sbio_sandbox_close(sb, NULL);
       }
       sbio_host_close(h);
@@ -639,9 +637,10 @@ static void test_full_disk(void **state) {
 
   yaml = audit_config("/dev/full", "warn", NULL);
   h = open_host(yaml, NULL);
-  logged[0] = '\0';
+  sbt_lines_free(&logged);
   sb = create(h);
-  assert_non_null(strstr(logged, "audit sink failed: cannot append to audit file /dev/full: No space left on device"));
+  assert_true(
+      sbt_lines_contain(&logged, "audit sink failed: cannot append to audit file /dev/full: No space left on device"));
   sbio_sandbox_close(sb, NULL);
   sbio_host_close(h);
   free(yaml);
@@ -675,9 +674,9 @@ static void test_full_tmpfs_cuts_one_line_only(void **state) {
   }
   assert_int_equal(errno, ENOSPC);
   close(fd);
-  logged[0] = '\0';
+  sbt_lines_free(&logged);
   exec_payload(sb, 20000, 'x'); /* more than what is left of the page */
-  assert_non_null(strstr(logged, "audit sink failed: cannot append to audit file"));
+  assert_true(sbt_lines_contain(&logged, "audit sink failed: cannot append to audit file"));
   assert_int_equal(unlink(filler), 0);
   exec_payload(sb, 100, 'y');
   sbio_sandbox_close(sb, NULL);
@@ -783,11 +782,12 @@ static void test_stderr_unwritable(void **state) {
   stderr_run s = {"audit: {stderr: true, on_failure: warn}\n", &rec, -1};
   with_stderr("/dev/full", stderr_workload, &s);
   assert_int_equal(s.exec_rc, SBIO_OK);
-  assert_non_null(strstr(logged, "audit sink failed: cannot write audit event to stderr: No space left on device"));
+  assert_true(
+      sbt_lines_contain(&logged, "audit sink failed: cannot write audit event to stderr: No space left on device"));
   /* warn: the later sinks still get every event */
   assert_non_null(strstr(rec.text, "\"event\":\"exec\""));
   /* fail: the host opens, but the first create cannot be recorded. */
-  logged[0] = '\0';
+  sbt_lines_free(&logged);
   fflush(stderr);
   int saved = dup(2), full = open("/dev/full", O_WRONLY);
   dup2(full, 2);
@@ -820,10 +820,10 @@ static void test_operation_error_wins(void **state) {
   /* The sink fails and the operation succeeded: the sink's failure is the error. */
   assert_int_equal(exec_argv(sb, ok, e), SBIO_E_AUDIT_SINK);
   assert_string_equal(sbio_error_message(e), "audit sink failed: audit callback returned an error");
-  assert_string_equal(logged, "");
+  assert_nothing_logged();
   /* The operation failed too: its error wins, the sink failure is a warning. */
   assert_int_equal(exec_argv(sb, boom, e), SBIO_E_EXEC);
-  assert_non_null(strstr(logged, "audit sink failed: audit callback returned an error"));
+  assert_true(sbt_lines_contain(&logged, "audit sink failed: audit callback returned an error"));
   /* The event was still delivered to the callback (which then said no). */
   assert_non_null(strstr(rec.text, "\"argv\":[\"boom\"]"));
   rec.fail = 0;
@@ -845,14 +845,8 @@ static void test_warn_tries_every_sink(void **state) {
   sbio_host_close(h);
   assert_non_null(strstr(rec.text, "\"event\":\"created\""));
   assert_non_null(strstr(rec.text, "\"event\":\"kill\""));
-  assert_non_null(strstr(logged, "No space left on device"));
+  assert_true(sbt_lines_contain(&logged, "No space left on device"));
   free(yaml);
-}
-
-static size_t occurrences(const char *hay, const char *needle) {
-  size_t n = 0;
-  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
-  return n;
 }
 
 /* Under warn, a sink that fails for every event warns once, and the host's
@@ -866,16 +860,18 @@ static void test_warn_once_per_sink(void **state) {
   sbio_sandbox *sb = create(h);                                                  /* create_requested, created */
   for (int i = 0; i < 3; i++) assert_int_equal(exec_argv(sb, argv, e), SBIO_OK); /* 3 exec */
   assert_int_equal(sbio_sandbox_close(sb, e), SBIO_OK);                          /* kill */
-  assert_int_equal(occurrences(logged, "No space left on device"), 1);
-  assert_int_equal(occurrences(logged, "audit sink failed"), 1);
+  assert_int_equal(sbt_lines_count(&logged, "No space left on device"), 1);
+  assert_int_equal(sbt_lines_count(&logged, "audit sink failed"), 1);
   sbio_host_close(h);
   /* The close counts the events the file did not get after the first
    * (the five above, and any the host's own close emits). */
-  assert_int_equal(occurrences(logged, "No space left on device"), 1);
+  assert_int_equal(sbt_lines_count(&logged, "No space left on device"), 1);
   unsigned more = 0;
-  const char *summary = strstr(logged, "audit sink failed "); /* not "failed:" of the warning */
+  char *all = sbt_lines_join(&logged);
+  const char *summary = strstr(all, "audit sink failed "); /* not "failed:" of the warning */
   if (!summary || sscanf(summary, "audit sink failed %u more times", &more) != 1 || more < 5)
-    fail_msg("no count of the failures after the first in:\n%s", logged);
+    fail_msg("no count of the failures after the first in:\n%s", all);
+  free(all);
   sbio_error_free(e);
   free(yaml);
 }

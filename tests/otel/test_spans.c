@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "../support/freshness.h"
 #include "collector.h"
 #include "otlp_check.h"
+#include "sbio_test.h"
 
 #include <pthread.h>
 #include <sandboxio/sandboxio.h>
@@ -47,16 +47,14 @@ static const char *const otel_vars[] = {"OTEL_SDK_DISABLED",
 
 /* ------------------------------------------------------------- helpers */
 
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static char logged[16384];
+/* Warnings the library logged (tests/support: sbt_capture_warnings). */
+static sbt_lines logged;
 
-static void capture_log(sbio_log_level level, const char *message, void *user) {
-  (void)user;
-  if (level < SBIO_LOG_WARN || sbio_test_is_freshness_warning(message)) return;
-  pthread_mutex_lock(&log_lock);
-  size_t used = strlen(logged);
-  snprintf(logged + used, sizeof logged - used, "%s\n", message);
-  pthread_mutex_unlock(&log_lock);
+/* Nothing was logged; shows what was, if anything. */
+static void assert_nothing_logged(void) {
+  char *all = sbt_lines_join(&logged);
+  assert_string_equal(all, "");
+  free(all);
 }
 
 static int reset(void **state) {
@@ -64,14 +62,8 @@ static int reset(void **state) {
   for (size_t i = 0; otel_vars[i]; i++) unsetenv(otel_vars[i]);
   /* Short batching delay so tests do not wait on the 5 s default. */
   setenv("OTEL_BSP_SCHEDULE_DELAY", "20", 1);
-  logged[0] = '\0';
+  sbt_lines_free(&logged);
   return 0;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static char *write_config(const char *yaml) {
@@ -91,7 +83,7 @@ static sbio_host *open_host(const char *yaml, const char *traceparent) {
     assert_int_equal(sbio_host_options_set_config_file(o, path), SBIO_OK);
   else
     assert_int_equal(sbio_host_options_set_no_config(o, 1), SBIO_OK);
-  assert_int_equal(sbio_host_options_set_log_callback(o, capture_log, NULL), SBIO_OK);
+  sbt_capture_warnings(o, &logged);
   if (traceparent) assert_int_equal(sbio_host_options_set_traceparent(o, traceparent), SBIO_OK);
   sbio_host *h = NULL;
   sbio_error *e = sbio_error_new();
@@ -181,7 +173,7 @@ static void test_libcurl_loaded_only_when_exporting(void **state) {
   run_workload(h, id, sizeof id);
   sbio_host_close(h);
   assert_true(collector_requests(c) > 0);
-  assert_string_equal(logged, "");
+  assert_nothing_logged();
   collector_stop(c);
 }
 
@@ -272,7 +264,7 @@ static void test_spans_describe_operations(void **state) {
   const cJSON *status = cJSON_GetObjectItem(failed, "status");
   assert_int_equal(cJSON_GetObjectItem(status, "code")->valueint, 2);
   assert_non_null(strstr(cJSON_GetObjectItem(status, "message")->valuestring, "missing.txt"));
-  assert_string_equal(logged, "");
+  assert_nothing_logged();
   collector_stop(c);
 }
 
@@ -303,7 +295,7 @@ static void test_traceparent_makes_children(void **state) {
   check_children(c, PARENT_TRACE, PARENT_SPAN);
   const cJSON *rs = cJSON_GetArrayItem(cJSON_GetObjectItem(collector_body(c, 0), "resourceSpans"), 0);
   assert_string_equal(otlp_attr_string(cJSON_GetObjectItem(rs, "resource"), "service.name"), "from-yaml");
-  assert_string_equal(logged, "");
+  assert_nothing_logged();
   collector_stop(c);
 }
 
@@ -317,7 +309,7 @@ static void test_malformed_traceparent_is_ignored(void **state) {
   char id[128];
   run_workload(h, id, sizeof id);
   sbio_host_close(h);
-  assert_non_null(strstr(logged, "ignoring the traceparent: it is shorter than the 55 characters"));
+  assert_true(sbt_lines_contain(&logged, "ignoring the traceparent: it is shorter than the 55 characters"));
   const cJSON *spans[MAX_SPANS];
   size_t n = collector_spans(c, spans, MAX_SPANS);
   assert_int_equal(n, 6);
@@ -364,7 +356,7 @@ static void test_nothing_exported_unless_configured(void **state) {
   run_workload(h, id, sizeof id);
   sbio_host_close(h);
   assert_int_equal(collector_requests(c), 0);
-  assert_string_equal(logged, "");
+  assert_nothing_logged();
   collector_stop(c);
 }
 
@@ -412,7 +404,7 @@ static void test_resource_keys_once_and_query_kept(void **state) {
     assert_string_equal(otlp_attr_string(resource, "deployment.environment"), "b"); /* the later one */
     assert_string_equal(otlp_attr_string(resource, "service.name"), "from-attributes");
   }
-  assert_string_equal(logged, "");
+  assert_nothing_logged();
   collector_stop(c);
 }
 
@@ -442,9 +434,9 @@ static void test_batches(void **state) {
 /* Operations take the same time whatever the collector does. */
 static double workload_seconds(sbio_host *h) {
   char id[128];
-  double t0 = now_s();
+  double t0 = sbt_now();
   run_workload(h, id, sizeof id);
-  return now_s() - t0;
+  return sbt_now() - t0;
 }
 
 static void test_unreachable_collector(void **state) {
@@ -454,13 +446,13 @@ static void test_unreachable_collector(void **state) {
   setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url, 1);
   sbio_host *h = open_host(NULL, NULL);
   for (int i = 0; i < 5; i++) assert_true(workload_seconds(h) < 8.0); /* not the 10 s export timeout */
-  double t0 = now_s();
+  double t0 = sbt_now();
   sbio_host_close(h);
-  assert_true(now_s() - t0 < 8.0);
+  assert_true(sbt_now() - t0 < 8.0);
   close(fd);
-  assert_non_null(strstr(logged, "spans were not exported to "));
-  assert_non_null(strstr(logged, "failed requests"));
-  assert_non_null(strstr(logged, "cannot send spans to "));
+  assert_true(sbt_lines_contain(&logged, "spans were not exported to "));
+  assert_true(sbt_lines_contain(&logged, "failed requests"));
+  assert_true(sbt_lines_contain(&logged, "cannot send spans to "));
 }
 
 static void test_collector_error_status(void **state) {
@@ -470,19 +462,16 @@ static void test_collector_error_status(void **state) {
   sbio_host *h = open_host(NULL, NULL);
   char id[128];
   /* The failure is reported (once) with a later operation. */
-  double until = now_s() + 10;
+  double until = sbt_now() + 10;
   int reported = 0;
-  while (!reported && now_s() < until) {
+  while (!reported && sbt_now() < until) {
     run_workload(h, id, sizeof id);
-    pthread_mutex_lock(&log_lock);
-    reported = strstr(logged, "span export failing: the collector at ") != NULL;
-    pthread_mutex_unlock(&log_lock);
+    reported = sbt_lines_contain(&logged, "span export failing: the collector at ");
   }
   assert_true(reported);
   sbio_host_close(h);
-  assert_non_null(strstr(logged, "answered HTTP 503"));
-  const char *first = strstr(logged, "span export failing");
-  assert_null(strstr(first + 1, "span export failing")); /* once per run of failures */
+  assert_true(sbt_lines_contain(&logged, "answered HTTP 503"));
+  assert_int_equal(sbt_lines_count(&logged, "span export failing"), 1); /* once per run of failures */
   check_all_requests(c);
   collector_stop(c);
 }
@@ -496,11 +485,11 @@ static void test_blackhole_collector_bounds_close(void **state) {
   setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "700", 1);
   sbio_host *h = open_host(NULL, NULL);
   for (int i = 0; i < 5; i++) assert_true(workload_seconds(h) < 8.0);
-  double t0 = now_s();
+  double t0 = sbt_now();
   sbio_host_close(h);
-  double took = now_s() - t0;
+  double took = sbt_now() - t0;
   assert_true(took < 8.0); /* the 0.7 s export timeout, not the default 10 s, nor for ever */
-  assert_non_null(strstr(logged, "spans were not exported"));
+  assert_true(sbt_lines_contain(&logged, "spans were not exported"));
   collector_stop(c);
 }
 
@@ -517,7 +506,7 @@ static void test_queue_overflow_drops_oldest(void **state) {
   sbio_host_close(h);
   size_t got = collector_spans(c, NULL, 0);
   assert_true(got < 24);
-  assert_non_null(strstr(logged, "queue full"));
+  assert_true(sbt_lines_contain(&logged, "queue full"));
   check_all_requests(c);
   /* The newest span (the final kill) is never the one dropped. */
   const cJSON *spans[MAX_SPANS];

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "sbio_test.h"
 
+#include "freshness.h"
+
 #include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -58,6 +60,28 @@ static void on_log(sbio_log_level level, const char *message, void *user) {
 static int on_audit(const char *json, void *user) {
   sbt_lines_add(user, json);
   return 0;
+}
+
+static void on_warning(sbio_log_level level, const char *message, void *user) {
+  if (level < SBIO_LOG_WARN || sbio_test_is_freshness_warning(message)) return;
+  sbt_lines_add(user, message);
+}
+
+void sbt_capture_warnings(sbio_host_options *o, sbt_lines *log) {
+  sbio_host_options_set_log_callback(o, on_warning, log);
+}
+
+char *sbt_lines_join(const sbt_lines *l) {
+  pthread_mutex_lock(&lines_lock);
+  size_t size = 1;
+  for (size_t i = 0; i < l->n; i++) size += strlen(l->items[i]) + 1;
+  char *all = malloc(size), *at = all;
+  if (all) {
+    for (size_t i = 0; i < l->n; i++) at += sprintf(at, "%s\n", l->items[i]);
+    *at = '\0';
+  }
+  pthread_mutex_unlock(&lines_lock);
+  return must(all);
 }
 
 void sbt_capture(sbio_host_options *o, sbt_lines *log, sbt_lines *audit) {

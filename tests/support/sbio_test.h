@@ -31,6 +31,14 @@ int sbt_lines_contain(const sbt_lines *l, const char *needle);
  * level as its number) and an audit callback into `audit` (one JSON event
  * per line). Either may be NULL. */
 void sbt_capture(sbio_host_options *o, sbt_lines *log, sbt_lines *audit);
+/* Only warnings and errors, as their bare message, and never the warning
+ * that a provider source is due for re-verification (freshness.h: it
+ * depends on the day the suite runs): for tests that check what else was
+ * said, or that nothing was. */
+void sbt_capture_warnings(sbio_host_options *o, sbt_lines *log);
+/* Every line, each followed by '\n' ("" for none); the caller frees it.
+ * For failure messages: assert_string_equal(all, "") shows what was said. */
+char *sbt_lines_join(const sbt_lines *l);
 
 /* ---------------------------------------------------------------- files */
 /* Lines of the file at `path` containing `needle` (0 when it is absent). */
