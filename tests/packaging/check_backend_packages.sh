@@ -36,10 +36,10 @@ for b in $backends; do
   grep -q "^%{_libdir}/sandboxio/backends/sbio-backend-$b.so\$" "$spec" || problem "the RPM spec does not ship $b's plugin"
 done
 for pkg in $(sed -n 's/^Package: \(sandboxio-backend-.*\)$/\1/p' "$src/debian/control"); do
-  echo "$backends" | grep -qx "${pkg#sandboxio-backend-}" || problem "debian/control has $pkg, but plugins/ has no such backend"
+  grep -qx "${pkg#sandboxio-backend-}" <<<"$backends" || problem "debian/control has $pkg, but plugins/ has no such backend"
 done
 for b in $(sed -n 's/^%package *backend-\(.*\)$/\1/p' "$spec"); do
-  echo "$backends" | grep -qx "$b" || problem "the RPM spec has backend-$b, but plugins/ has no such backend"
+  grep -qx "$b" <<<"$backends" || problem "the RPM spec has backend-$b, but plugins/ has no such backend"
 done
 [ "$status" = 0 ] && echo "backend packages ok: $(echo $backends)"
 exit $status
