@@ -5,6 +5,7 @@
 #include "error_internal.h"
 #include "host_internal.h"
 #include "trace.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -257,6 +258,14 @@ sbio_code sbio__audit_emit(sbio_host *host, sbio__event *ev, int op_failed, sbio
    * across fields' formatting or added to the redactor meanwhile. */
   char *line = raw ? sbio__redact(&host->redactor, raw) : NULL;
   free(raw);
+  /* cJSON passes bytes that are not UTF-8 through (an argv word, a file
+   * path, a provider's message): the line, and the span made from it, must
+   * still be valid JSON, so such a byte becomes U+FFFD. */
+  if (line && !sbio__utf8_valid(line)) {
+    char *valid = sbio__utf8_valid_copy(line);
+    free(line);
+    line = valid;
+  }
   if (!line) return sink_failed(host, SINK_EVENT, "out of memory serialising an event", op_failed, err);
 
   pthread_mutex_lock(&host->audit.lock);

@@ -3,6 +3,7 @@
 #include "utf8.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t sbio__utf8_char_len(const char *s, size_t n) {
@@ -31,6 +32,33 @@ size_t sbio__utf8_char_len(const char *s, size_t n) {
   if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0;
   if (cp >= 0xd800 && cp <= 0xdfff) return 0;
   return len;
+}
+
+int sbio__utf8_valid(const char *s) {
+  size_t n = strlen(s);
+  for (size_t i = 0, len; i < n; i += len)
+    if (!(len = sbio__utf8_char_len(s + i, n - i))) return 0;
+  return 1;
+}
+
+char *sbio__utf8_valid_copy(const char *s) {
+  size_t n = strlen(s);
+  char *out = malloc(n * 3 + 1); /* each malformed byte grows to three */
+  if (!out) return NULL;
+  size_t o = 0;
+  for (size_t i = 0, len; i < n; i += len) {
+    len = sbio__utf8_char_len(s + i, n - i);
+    if (len) {
+      memcpy(out + o, s + i, len);
+      o += len;
+    } else {
+      memcpy(out + o, "\xef\xbf\xbd", 3);
+      o += 3;
+      len = 1;
+    }
+  }
+  out[o] = '\0';
+  return out;
 }
 
 void sbio__utf8_trim_tail(char *s) {

@@ -14,6 +14,14 @@
  * surrogates, values above U+10FFFF and truncated sequences are not. */
 size_t sbio__utf8_char_len(const char *s, size_t n);
 
+/* Whether all of s is well-formed UTF-8. */
+int sbio__utf8_valid(const char *s);
+
+/* A malloc'd copy of s in which each malformed byte is U+FFFD: a JSON
+ * document built from names and arguments nobody vouches for, made valid.
+ * NULL on out of memory. */
+char *sbio__utf8_valid_copy(const char *s);
+
 /* Drops an incomplete character from the end of the NUL-terminated s,
  * what remains of a cut made at a byte count. */
 void sbio__utf8_trim_tail(char *s);

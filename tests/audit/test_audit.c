@@ -876,6 +876,53 @@ static void test_warn_once_per_sink(void **state) {
   free(yaml);
 }
 
+/* Strict UTF-8: no overlong form, surrogate, value above U+10FFFF or cut
+ * sequence. */
+static int strict_utf8(const unsigned char *s, size_t n) {
+  for (size_t i = 0; i < n;) {
+    unsigned c = s[i], len = c < 0x80                 ? 1
+                             : c >= 0xc2 && c <= 0xdf ? 2
+                             : c >= 0xe0 && c <= 0xef ? 3
+                             : c >= 0xf0 && c <= 0xf4 ? 4
+                                                      : 0;
+    if (!len || i + len > n) return 0;
+    unsigned cp = len == 1 ? c : c & (0x7fu >> len);
+    for (unsigned k = 1; k < len; k++) {
+      if ((s[i + k] & 0xc0) != 0x80) return 0;
+      cp = cp << 6 | (s[i + k] & 0x3fu);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+      return 0;
+    i += len;
+  }
+  return 1;
+}
+
+/* Issue 11: an argv word that is not UTF-8 went into the event as it was,
+ * and the line was not valid JSON text. It is now U+FFFD there. */
+static void test_events_are_valid_utf8(void **state) {
+  (void)state;
+  char *log = path_in("utf8.jsonl");
+  unlink(log);
+  char *yaml = audit_config(log, "fail", NULL);
+  sbio_host *h = open_host(yaml, NULL);
+  sbio_sandbox *sb = create(h);
+  const char *argv[] = {"echo", "bad\xff\xc3 and \xe2\x82 cut", NULL};
+  sbio_error *e = sbio_error_new();
+  assert_int_equal(exec_argv(sb, argv, e), SBIO_OK);
+  assert_int_equal(sbio_sandbox_close(sb, e), SBIO_OK);
+  sbio_host_close(h);
+  size_t len;
+  char *text = read_file(log, &len);
+  assert_true(len > 0);
+  if (!strict_utf8((const unsigned char *)text, len)) fail_msg("the audit log is not valid UTF-8:\n%s", text);
+  assert_non_null(strstr(text, "bad\xef\xbf\xbd\xef\xbf\xbd and \xef\xbf\xbd\xef\xbf\xbd cut"));
+  sbio_error_free(e);
+  free(text);
+  free(yaml);
+  free(log);
+}
+
 /* ------------------------------------------------- nobody listening */
 static size_t cjson_allocs;
 static void *counting_malloc(size_t n) {
@@ -964,6 +1011,7 @@ int main(void) {
       cmocka_unit_test_setup(test_operation_error_wins, reset),
       cmocka_unit_test_setup(test_warn_tries_every_sink, reset),
       cmocka_unit_test_setup(test_warn_once_per_sink, reset),
+      cmocka_unit_test_setup(test_events_are_valid_utf8, reset),
       cmocka_unit_test_setup(test_nobody_listening_builds_nothing, reset),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);

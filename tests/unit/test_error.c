@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error_internal.h"
@@ -129,6 +130,12 @@ static void test_long_messages_are_cut_on_a_character(void **state) {
 
 static void test_shown_names(void **state) {
   (void)state;
+  char *valid = sbio__utf8_valid_copy("a\xff\xc3\xa9\xe2\x82");
+  assert_non_null(valid);
+  assert_string_equal(valid, "a\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");
+  assert_true(sbio__utf8_valid(valid));
+  assert_false(sbio__utf8_valid("a\xff"));
+  free(valid);
   char buf[64];
   assert_string_equal(sbio__utf8_shown_name("a\033[31m\nb\xff\xc3.yaml", buf, sizeof buf),
                       "a\\x1b[31m\\x0ab\\xff\\xc3.yaml");
