@@ -50,6 +50,7 @@ int sbio__qm_settings_parse(const char *json, qm_settings *out, sbio_bk_error *e
   if (!rc) rc = sbio_sdk_settings_string(s, "kernel", path, &out->kernel, err);
   if (!rc) rc = sbio_sdk_settings_string(s, "initrd", path, &out->initrd, err);
   if (!rc) rc = sbio_sdk_settings_string(s, "state_dir", path, &out->state_dir, err);
+  if (!rc) rc = sbio_sdk_settings_string(s, "rootfs_dir", path, &out->rootfs_dir, err);
   if (!rc) rc = sbio_sdk_settings_int(s, "memory_mb", 0, 128, 65536, &out->memory_mb, err);
   if (!rc) rc = sbio_sdk_settings_int(s, "cpus", 0, 1, 64, &out->cpus, err);
   if (!rc) rc = sbio_sdk_settings_int(s, "tsc_khz", 0, 100000, 10000000, &out->tsc_khz, err);
@@ -59,6 +60,7 @@ int sbio__qm_settings_parse(const char *json, qm_settings *out, sbio_bk_error *e
   if (!rc) rc = absolute("kernel", out->kernel, err);
   if (!rc) rc = absolute("initrd", out->initrd, err);
   if (!rc) rc = absolute("state_dir", out->state_dir, err);
+  if (!rc) rc = absolute("rootfs_dir", out->rootfs_dir, err);
   return rc;
 }
 
@@ -68,5 +70,6 @@ void sbio__qm_settings_free(qm_settings *s) {
   free(s->kernel);
   free(s->initrd);
   free(s->state_dir);
+  free(s->rootfs_dir);
   memset(s, 0, sizeof *s);
 }

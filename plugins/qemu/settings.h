@@ -15,6 +15,7 @@ typedef struct qm_settings {
   char *kernel;      /* overrides guest_dir/kernel */
   char *initrd;      /* overrides guest_dir/initrd.cpio.gz */
   char *state_dir;   /* one directory per VM, what `sbio reap` lists */
+  char *rootfs_dir;  /* qemu://NAME boots with <rootfs_dir>/NAME as its root (copied, read-only) */
   int64_t memory_mb; /* default for a request without one */
   int64_t cpus;      /* default vCPUs */
   int64_t tsc_khz;   /* 0: the host's, for tsc_early_khz= under TCG */

@@ -7,6 +7,7 @@
  * pid, agent.sock (the channel), console.log (the guest's serial console),
  * qemu.log (QEMU's own stderr). */
 #include "qm.h"
+#include "rootfs.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -32,16 +33,17 @@
 #define QM_WATCHDOG_GRACE_S 10
 
 int sbio__qm_check_request(const qm_instance *inst, const sbio_bk_create_req *req, sbio_bk_error *err) {
-  (void)inst;
   if (req->egress != 0 || req->n_allow)
     return sbio_sdk_error(err, SBIO_E_CAPABILITY, "run without egress: the guest has no network device",
                           "the qemu backend cannot enforce an egress allow-list, so it gives the guest no network "
                           "device and refuses egress");
   if (req->gpu && req->gpu[0])
     return sbio_sdk_error(err, SBIO_E_CAPABILITY, "drop the GPU request", "the qemu backend offers no GPUs");
-  if (req->template_name && req->template_name[0])
-    return sbio_sdk_error(err, SBIO_E_CONFIG, "use qemu:// (the built guest); see docs/backends/qemu.md",
-                          "qemu: images are not supported yet (asked for '%.100s')", req->template_name);
+  if (req->template_name && req->template_name[0]) {
+    char dir[4096];
+    int rc = sbio__qm_rootfs_resolve(inst->settings.rootfs_dir, req->template_name, dir, sizeof dir, err);
+    if (rc != SBIO_OK) return rc;
+  }
   int64_t mem = req->memory_mb > 0 ? req->memory_mb : inst->settings.memory_mb;
   if (req->memory_mb < 0 || (req->memory_mb > 0 && (req->memory_mb < 128 || req->memory_mb > 65536)))
     return sbio_sdk_error(err, SBIO_E_CONFIG, "ask for 128 to 65536 MB", "qemu: memory_mb %lld is out of range",
@@ -295,7 +297,7 @@ static int mkdirs(const char *path) {
   return mkdir(buf, 0700) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-static int spawn(qm_sandbox *sb, const sbio_bk_create_req *req, double timeout_s, sbio_bk_error *err) {
+static int spawn(qm_sandbox *sb, const sbio_bk_create_req *req, double timeout_s, int rootfs, sbio_bk_error *err) {
   qm_instance *inst = sb->inst;
   char qemu[4096];
   if (find_in_path(inst->settings.qemu, qemu, sizeof qemu) != 0)
@@ -314,8 +316,10 @@ static int spawn(qm_sandbox *sb, const sbio_bk_create_req *req, double timeout_s
   /* Under TCG the microvm guest cannot calibrate its TSC and hangs
    * without being told its rate. */
   if (!kvm) snprintf(tsc, sizeof tsc, " tsc_early_khz=%ld", inst->tsc_khz);
-  snprintf(append, sizeof append, "console=ttyS0 panic=-1 quiet loglevel=3%s sbio.deadline_ms=%lld sbio.disk_mb=%lld",
-           tsc, (long long)(timeout_s * 1000), (long long)disk);
+  snprintf(append, sizeof append, "console=ttyS0 panic=-1 quiet loglevel=3%s sbio.deadline_ms=%lld sbio.disk_mb=%lld%s",
+           tsc, (long long)(timeout_s * 1000), (long long)disk, rootfs ? " sbio.rootfs=1" : "");
+  char drive[3200];
+  snprintf(drive, sizeof drive, "file=%s/rootfs.img,format=raw,if=none,readonly=on,id=rootfs", sb->dir);
   snprintf(chardev, sizeof chardev, "socket,id=agent,path=%s/agent.sock,server=on,wait=off", sb->dir);
   snprintf(serial, sizeof serial, "file:%s/console.log", sb->dir);
   snprintf(name, sizeof name, "sbio-%s", sb->id);
@@ -349,6 +353,11 @@ static int spawn(qm_sandbox *sb, const sbio_bk_create_req *req, double timeout_s
   argv[n++] = "-chardev", argv[n++] = chardev;
   argv[n++] = "-device", argv[n++] = "virtio-serial-device";
   argv[n++] = "-device", argv[n++] = "virtserialport,chardev=agent,name=sbio.agent";
+  if (rootfs) {
+    /* The copy of the root filesystem, read-only to the guest. */
+    argv[n++] = "-drive", argv[n++] = drive;
+    argv[n++] = "-device", argv[n++] = "virtio-blk-device,drive=rootfs";
+  }
   argv[n] = NULL;
 
   char log[3200];
@@ -425,7 +434,20 @@ int sbio__qm_op_create(void *instance, const sbio_bk_create_req *req, const sbio
     sandbox_free(sb);
     return rc;
   }
-  rc = spawn(sb, req, timeout_s, err);
+  int rootfs = req->template_name && req->template_name[0];
+  if (rootfs) {
+    char src[4096], image[3200], log[3200];
+    snprintf(image, sizeof image, "%s/rootfs.img", sb->dir);
+    snprintf(log, sizeof log, "%s/mke2fs.log", sb->dir);
+    rc = sbio__qm_rootfs_resolve(inst->settings.rootfs_dir, req->template_name, src, sizeof src, err);
+    if (rc == SBIO_OK) rc = sbio__qm_rootfs_image(src, image, log, call, err);
+    if (rc != SBIO_OK) {
+      stop_vm(sb);
+      sandbox_free(sb);
+      return rc;
+    }
+  }
+  rc = spawn(sb, req, timeout_s, rootfs, err);
   if (rc == SBIO_OK) rc = connect_channel(sb, call, err);
   if (rc == SBIO_OK) rc = sbio__qm_chan_ready(sb, call, err);
   if (rc == SBIO_OK && !strcmp(mechanism, "kvm") && !sb->ready.hypervisor)

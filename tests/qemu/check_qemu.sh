@@ -3,7 +3,7 @@
 # The qemu backend end to end, under TCG (the CI machine has no hardware
 # virtualisation: its /dev/kvm is kvm_pvm). One case per invocation:
 #   check_qemu.sh CASE SBIO BACKEND_DIR GUEST_DIR WORK_DIR
-# CASE: run, lo, deadline, backstop, reap, refusal. Each case uses its own
+# CASE: run, lo, deadline, backstop, reap, refusal, rootfs. Each case uses its own
 # state directory and configuration under WORK_DIR/CASE.
 set -euo pipefail
 case_name=$1 sbio=$2 backends=$3 guest=$4 work=$5/$1
@@ -34,6 +34,7 @@ config() { # config FILE ACCEL
 }
 config "$work/tcg.yaml" tcg
 config "$work/default.yaml" default
+echo "      rootfs_dir: $work/rootfs" >> "$work/tcg.yaml"
 run() { SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" "$@"; }
 
 vms() { find "$state" -mindepth 1 -maxdepth 1 -name 'qm-*' 2>/dev/null | wc -l; }
@@ -149,6 +150,27 @@ refusal)
   [ "$rc" = 78 ] || fail "tcg with --require-isolation microvm: exit $rc: $(cat "$work/err")"
   [ ! -e "$work/qemu-started" ] || fail "QEMU was started"
   [ ! -e "$state" ] || fail "a state directory was made"
+  ;;
+rootfs)
+  # qemu://NAME runs in <rootfs_dir>/NAME: its files, not the initramfs's;
+  # the guest writes to an overlay, never to the host's directory.
+  mkdir -p "$work/rootfs/mini/bin" "$work/rootfs/mini/etc"
+  cp /usr/bin/busybox "$work/rootfs/mini/bin/"
+  for a in sh cat ls touch wc; do ln -s busybox "$work/rootfs/mini/bin/$a"; done
+  echo "the mini root" > "$work/rootfs/mini/etc/marker"
+  out=$(run run --backend qemu://mini --shell -- 'cat /etc/marker; touch /written && ls /written; ls /bin | wc -l' 2> "$work/err")
+  want=$(printf 'the mini root\n/written\n6')
+  [ "$(echo "$out" | sed "s/^ *//")" = "$want" ] || fail "in qemu://mini: '$out' (expected '$want'): $(cat "$work/err")"
+  [ ! -e "$work/rootfs/mini/written" ] || fail "the guest wrote into the host's directory"
+  [ "$(vms)" = 0 ] || fail "a VM's state directory survived the run"
+  rm -f "$work/qemu-started"
+  set +e
+  run run --backend qemu://nope -- true > /dev/null 2> "$work/err"
+  rc=$?
+  set -e
+  [ "$rc" = 78 ] || fail "qemu://nope: exit $rc: $(cat "$work/err")"
+  grep -q "no root filesystem 'nope'" "$work/err" || fail "qemu://nope: $(cat "$work/err")"
+  [ ! -e "$work/qemu-started" ] || fail "QEMU was started for a missing root filesystem"
   ;;
 *)
   fail "unknown case"

@@ -32,6 +32,7 @@
 static int port = -1;
 static long long deadline_ms = 0; /* CLOCK_BOOTTIME; 0: none */
 static long long disk_mb = 0;
+static int want_rootfs = 0; /* sbio.rootfs=1: /dev/vda holds the root filesystem */
 
 static long long now_ms(void) {
   struct timespec ts;
@@ -109,6 +110,7 @@ static void read_cmdline(void) {
   for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n")) {
     if (!strncmp(tok, "sbio.deadline_ms=", 17)) deadline_ms = atoll(tok + 17);
     if (!strncmp(tok, "sbio.disk_mb=", 13)) disk_mb = atoll(tok + 13);
+    if (!strcmp(tok, "sbio.rootfs=1")) want_rootfs = 1;
   }
 }
 
@@ -143,22 +145,70 @@ static void lo_up(void) {
   close(s);
 }
 
-static void setup(void) {
-  mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-  mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-  mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, NULL);
-  mkdir("/dev/pts", 0755);
-  mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, NULL);
-  mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
-  read_cmdline();
-  mkdir(AG_WORK_DIR, 0755);
+static void mount_basics(const char *root) {
+  char p[64];
+  static const char *const dirs[] = {"proc", "sys", "dev", "tmp", "work", NULL};
+  for (size_t i = 0; dirs[i]; i++) {
+    snprintf(p, sizeof p, "%s/%s", root, dirs[i]);
+    mkdir(p, 0755);
+  }
+  snprintf(p, sizeof p, "%s/proc", root);
+  if (root[0]) mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL); /* the first one reads the cmdline */
+  snprintf(p, sizeof p, "%s/sys", root);
+  mount("sysfs", p, "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+  snprintf(p, sizeof p, "%s/dev", root);
+  mount("devtmpfs", p, "devtmpfs", MS_NOSUID, NULL);
+  snprintf(p, sizeof p, "%s/dev/pts", root);
+  mkdir(p, 0755);
+  mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC, NULL);
+  snprintf(p, sizeof p, "%s/tmp", root);
+  mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
   char opts[64];
   if (disk_mb > 0)
     snprintf(opts, sizeof opts, "size=%lldm,mode=0755", disk_mb);
   else
     snprintf(opts, sizeof opts, "mode=0755");
-  mount("tmpfs", AG_WORK_DIR, "tmpfs", MS_NOSUID | MS_NODEV, opts);
+  snprintf(p, sizeof p, "%s" AG_WORK_DIR, root);
+  mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, opts);
+}
+
+/* The root filesystem disk, read-only, under a tmpfs overlay; the agent
+ * then serves from inside it. Without it the guest must not come up: a
+ * sandbox on the wrong root would be worse than none. */
+static void enter_rootfs(void) {
+  int found = 0;
+  for (int i = 0; i < 200 && !found; i++) {
+    struct stat st;
+    found = stat("/dev/vda", &st) == 0;
+    if (!found) usleep(25000);
+  }
+  mkdir("/ro", 0755);
+  mkdir("/rw", 0755);
+  mkdir("/newroot", 0755);
+  if (!found || mount("/dev/vda", "/ro", "ext4", MS_RDONLY | MS_NODEV, "noload") != 0) {
+    say("sbio-agent: the root filesystem disk cannot be mounted; powering off\n");
+    poweroff();
+  }
+  mount("tmpfs", "/rw", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755");
+  mkdir("/rw/upper", 0755);
+  mkdir("/rw/work", 0755);
+  if (mount("overlay", "/newroot", "overlay", 0, "lowerdir=/ro,upperdir=/rw/upper,workdir=/rw/work") != 0) {
+    say("sbio-agent: the root filesystem overlay failed; powering off\n");
+    poweroff();
+  }
+  mount_basics("/newroot");
+  if (chroot("/newroot") != 0 || chdir(AG_WORK_DIR) != 0) {
+    say("sbio-agent: cannot enter the root filesystem; powering off\n");
+    poweroff();
+  }
+}
+
+static void setup(void) {
+  mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+  read_cmdline();
+  mount_basics("");
   load_modules();
+  if (want_rootfs) enter_rootfs();
   lo_up();
   sethostname("sandbox", 7);
   setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);

@@ -48,10 +48,11 @@ done
 install -m 0755 "$agent" "$root/init"
 printf 'root:x:0:0:root:/work:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\n' > "$root/etc/group"
-# virtio-mmio and the console port, in dependency order (busybox-free: the
+# virtio-mmio, the console port and the disk, in dependency order (busybox-free: the
 # agent loads them with finit_module; .ko.xz files are unpacked here).
 : > "$root/lib/modules/order"
-for m in virtio_ring virtio virtio_mmio virtio_console; do
+# virtio_blk and overlay: the root filesystem disk of qemu://NAME.
+for m in virtio_ring virtio virtio_mmio virtio_console virtio_blk overlay; do
   f=$(find "$mods" -name "$m.ko" -o -name "$m.ko.xz" | head -1)
   if [ -z "$f" ]; then
     # Built into this kernel: nothing to load.
