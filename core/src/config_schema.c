@@ -5,6 +5,7 @@
 
 #include "config_check.h"
 #include "config_settings_json.h"
+#include "uri.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +26,8 @@ static int valid_backend_name(const char *s) {
 }
 
 /* A backend name, or SCHEME://REST whose scheme is a backend name; the
- * URI itself is checked where it is used (uri.c). */
+ * URI itself is parsed below (uri.c), so that one carrying a credential is
+ * refused when the file is read, before anything shows the value. */
 static int valid_default_backend(const char *s) {
   const char *sep = strstr(s, "://");
   if (!sep) return valid_backend_name(s);
@@ -70,6 +72,20 @@ static sbio_code read_default_backend(const sbio__config_src *ctx, const sbio__c
         "\"default_backend\" must be a backend name (like fake) or a URI (like docker://python:3.12); "
         "got %s that is neither",
         sbio__config_describe_kind(value));
+  if (strstr(value->text, "://")) {
+    sbio_error *err = sbio_error_new();
+    sbio__uri u;
+    sbio_code rc = sbio__uri_parse(value->text, &u, err);
+    if (rc == SBIO_OK) sbio__uri_free(&u);
+    if (rc != SBIO_OK && rc != SBIO_E_INTERNAL) {
+      /* The parser's reason never repeats what may be a secret. */
+      rc = sbio__config_fail_node(ctx, value, "\"default_backend\": %s", err ? sbio_error_message(err) : "invalid URI");
+      sbio_error_free(err);
+      return rc;
+    }
+    sbio_error_free(err);
+    if (rc != SBIO_OK) return sbio__config_fail_oom(ctx);
+  }
   if (!(l->v.default_backend = strdup(value->text))) return sbio__config_fail_oom(ctx);
   return SBIO_OK;
 }

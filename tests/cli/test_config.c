@@ -135,6 +135,36 @@ static void test_fifo_config_is_refused(void **state) {
   free(fifo);
 }
 
+/* A default_backend URI carrying a credential (userinfo, a credential
+ * parameter) is refused when the file is read, naming the line, and is in
+ * no output: config check, doctor --json, run. */
+static void test_default_backend_with_a_credential_is_refused_unshown(void **state) {
+  (void)state;
+  static const char *const files[] = {"default_backend: \"docker://u:S3CR3T-CANARY@img\"\n",
+                                      "default_backend: \"e2b://base?api_key=S3CR3T-CANARY\"\n",
+                                      "default_backend: \"e2b://base?S3CR3T-CANARY\"\n"};
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char *cfg = h_write("cred-default.yaml", files[i]);
+    h_result r;
+    H_RUN(&r, NULL, "config", "check", cfg);
+    H_ASSERT_STATUS(&r, 78);
+    assert_true(h_contains(r.out, r.out_len, ":1:") || h_contains(r.err, r.err_len, ":1:"));
+    if (h_contains(r.out, r.out_len, "S3CR3T") || h_contains(r.err, r.err_len, "S3CR3T"))
+      fail_msg("config check shows it:\n%s%s", r.out, r.err);
+    h_result_free(&r);
+    H_RUN(&r, NULL, "--config", cfg, "doctor", "--json");
+    if (h_contains(r.out, r.out_len, "S3CR3T") || h_contains(r.err, r.err_len, "S3CR3T"))
+      fail_msg("doctor --json shows it:\n%s%s", r.out, r.err);
+    h_result_free(&r);
+    H_RUN(&r, NULL, "--config", cfg, "run", "--", "true");
+    H_ASSERT_STATUS(&r, 78);
+    if (h_contains(r.out, r.out_len, "S3CR3T") || h_contains(r.err, r.err_len, "S3CR3T"))
+      fail_msg("run shows it:\n%s%s", r.out, r.err);
+    h_result_free(&r);
+    free(cfg);
+  }
+}
+
 static void test_config_usage_errors(void **state) {
   (void)state;
   h_result r;
@@ -156,6 +186,7 @@ int main(void) {
       cmocka_unit_test(test_typo_reports_file_line_column_and_exits_78),
       cmocka_unit_test(test_other_config_errors_exit_78),
       cmocka_unit_test(test_fifo_config_is_refused),
+      cmocka_unit_test(test_default_backend_with_a_credential_is_refused_unshown),
       cmocka_unit_test(test_config_usage_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
