@@ -16,6 +16,7 @@
 #include "exitcode.h"
 #include "host_open.h"
 #include "output.h"
+#include "shown_text.h"
 
 #include <sandboxio/sandboxio.h>
 #include <stdio.h>
@@ -181,7 +182,12 @@ static const char *str_or_dash(const cJSON *o, const char *key) {
 }
 
 static void print_error_line(const char *lead, const cJSON *error) {
-  printf("%s [%s] %s\n", lead, str_or_dash(error, "code"), str_or_dash(error, "message"));
+  /* The lead names a backend the caller typed; the message can quote a
+   * provider's text. */
+  cli_fputs_shown(lead, stdout);
+  printf(" [%s] ", str_or_dash(error, "code"));
+  cli_fputs_shown(str_or_dash(error, "message"), stdout);
+  putchar('\n');
 }
 
 static int print_human(const reap_state *st, const reap_request *req) {

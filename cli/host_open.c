@@ -5,6 +5,7 @@
 #include "backend_path.h"
 #include "errors.h"
 #include "progress.h"
+#include "shown_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,10 @@ static void log_to_stderr(sbio_log_level level, const char *message, void *user)
   else
     return;
   cli_progress_clear(); /* a line of its own, not the tail of a progress bar */
-  fprintf(stderr, "sbio: %s: %s\n", label, message);
+  /* Library messages quote file names, backend names and provider texts. */
+  fprintf(stderr, "sbio: %s: ", label);
+  cli_fputs_shown(message, stderr);
+  fputc('\n', stderr);
 }
 
 static sbio_code open_host(const cli_globals *g, const char *config_file, int progress, sbio_progress_fn progress_fn,

@@ -204,6 +204,19 @@ static void test_backend_message_is_cut_on_a_character_and_escaped(void **state)
   free(cfg);
 }
 
+/* A library warning quoting a value from the environment. */
+static void test_library_warnings_are_escaped(void **state) {
+  (void)state;
+  const char *env[] = {"OTEL_TRACES_EXPORTER=\033]0;title\007\033[2Jx\ny", NULL};
+  h_opts o = {.env = env};
+  h_result r;
+  H_RUN(&r, &o, "backends");
+  H_ASSERT_STATUS(&r, 0);
+  assert_no_control_bytes(r.err, r.err_len);
+  assert_non_null(strstr(r.err, "OTEL_TRACES_EXPORTER=\"\\x1b]0;title\\x07\\x1b[2Jx\\x0ay\" is not supported"));
+  h_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hostile_config_name_in_errors),
@@ -211,6 +224,7 @@ int main(void) {
       cmocka_unit_test(test_long_multibyte_path_keeps_location),
       cmocka_unit_test(test_long_multibyte_name_in_json_message),
       cmocka_unit_test(test_backend_message_is_cut_on_a_character_and_escaped),
+      cmocka_unit_test(test_library_warnings_are_escaped),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
