@@ -13,6 +13,7 @@ packages=(
   openssl curl                     # TLS engine tests: certificates made at test time
   podman catatonit runc            # the docker backend is also tested against Podman
   dpkg-dev debhelper lintian       # the Debian packages (debian/): built, checked, installed in a root
+  dh-python pybuild-plugin-pyproject python3-all  # ...python3-sandboxio among them, built with pybuild
   rpm rpmlint debugedit elfutils   # the RPM spec: rpmbuild (with -debuginfo packages), rpmlint
   file groff-base                  # man page checks
   faketime                         # the suite under a clock set past the sources' freshness window

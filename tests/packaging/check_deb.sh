@@ -59,8 +59,10 @@ if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   (cd "$src" && find . -type f -not -path './build*' -not -path './.git/*' -print0 | xargs -0 cp --parents -t "$work/sandboxio")
 fi
-(cd "$work/sandboxio" && env -u LD_PRELOAD DPKG_GENSYMBOLS_CHECK_LEVEL=4 DEB_BUILD_OPTIONS="parallel=$(nproc)" \
-  dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1 || { tail -60 "$work/build.log"; fail "dpkg-buildpackage"; }
+# Debian's tools only, as a build daemon has them: PATH without this
+# shell's additions (another python3 would build the Python package).
+(cd "$work/sandboxio" && env -u LD_PRELOAD PATH=/usr/sbin:/usr/bin:/sbin:/bin DPKG_GENSYMBOLS_CHECK_LEVEL=4 \
+  DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1 || { tail -60 "$work/build.log"; fail "dpkg-buildpackage"; }
 deb() { ls "$work/$1"_*.deb 2>/dev/null | head -1; }
 backends=$(cd "$src/plugins" && for d in */; do [ -f "$d/CMakeLists.txt" ] && echo "${d%/}"; done)
 # Every package of debian/control (a stanza added there is expected without
@@ -109,6 +111,13 @@ control_file libsandboxio0 shlibs | quiet_grep '^libsandboxio 0 libsandboxio0 ' 
 control_file libsandboxio0 triggers | quiet_grep '^activate-noawait ldconfig$' || fail "libsandboxio0 has no ldconfig trigger"
 if contents libsandboxio0 | grep -v '^\./usr/share/' | quiet_grep -v '/libsandboxio\.so\.0'; then
   fail "libsandboxio0 holds more than the library: $(contents libsandboxio0)"
+fi
+# The Python package loads the library with ctypes, which no tool sees:
+# its dependency is declared by hand.
+if [ -n "$(deb python3-sandboxio)" ]; then
+  field python3-sandboxio Depends | quiet_grep 'libsandboxio0 (>= ' || fail "python3-sandboxio does not depend on libsandboxio0"
+  contents python3-sandboxio | quiet_grep -x ./usr/lib/python3/dist-packages/sandboxio/__init__.py ||
+    fail "python3-sandboxio has no sandboxio package: $(contents python3-sandboxio)"
 fi
 for f in ./usr/bin/sbio ./usr/share/man/man1/sbio.1.gz; do
   contents sandboxio | quiet_grep -x "$f" || fail "sandboxio has no $f"
