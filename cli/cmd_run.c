@@ -5,8 +5,11 @@
  * Order matters: everything that can be refused on the command line is
  * refused before the host opens, and the isolation requirement and every
  * capability the flags imply (run_needs) are checked by the library before
- * anything is provisioned. The sandbox is destroyed
- * on every path, including Ctrl-C (interrupt.c). */
+ * anything is provisioned. The whole run is one sbio_run call, which uses
+ * the backend's one-shot operation when it has one (docker: the command is
+ * the container's own process) and create, exec, close otherwise. The
+ * sandbox is destroyed on every path, including Ctrl-C (interrupt.c
+ * requests the run's cancellation token). */
 #include "args.h"
 #include "cli.h"
 #include "errors.h"
@@ -33,6 +36,7 @@ static const char fake_notice[] = "sbio: no backend chosen; using the built-in f
 
 typedef struct run_output {
   run_writer *writer;
+  int started; /* output arrived: a pull's progress bar is done */
 } run_output;
 
 /* Called on the exec's thread as bytes arrive: queued for the writer
@@ -41,12 +45,16 @@ typedef struct run_output {
  * deadline by a reader that stops reading (run_writer.h). */
 static void on_output(sbio_stream stream, const char *data, size_t len, void *user) {
   run_output *out = user;
+  if (!out->started) {
+    out->started = 1;
+    cli_progress_clear();
+  }
   run_writer_put(out->writer, stream == SBIO_STDERR ? STDERR_FILENO : STDOUT_FILENO, data, len);
 }
 
 /* The exec's timeout as the library applies it: --timeout, else the
  * target's ?timeout= (the URI's grammar has no other parameter, and the
- * create that just succeeded validated it), else the default. */
+ * library validates it), else the default. */
 static double exec_timeout_s(const run_options *o, sbio_host *host) {
   if (o->timeout_set) return o->timeout;
   const char *uri = o->uri ? o->uri : sbio_host_default_backend(host);
@@ -159,7 +167,7 @@ static int read_stdin(unsigned char **data, size_t *len) {
 }
 
 static int build_exec_options(const run_options *o, const unsigned char *in, size_t in_len, run_output *out,
-                              sbio_exec_options **result) {
+                              sbio_cancel *cancel, sbio_exec_options **result) {
   sbio_exec_options *e = sbio_exec_options_new();
   sbio_code rc = SBIO_OK;
   const char *what = NULL, *key = NULL;
@@ -174,6 +182,9 @@ static int build_exec_options(const run_options *o, const unsigned char *in, siz
   } else if (o->use_stdin && (rc = sbio_exec_options_set_stdin(e, in, in_len)) != SBIO_OK) {
     what = "--stdin";
     key = "input";
+  } else if ((rc = sbio_exec_options_set_cancel(e, cancel)) != SBIO_OK) {
+    what = "the interrupt";
+    key = "token";
   } else if ((rc = sbio_exec_options_set_output_callback(e, on_output, out)) != SBIO_OK ||
              /* Everything is streamed to fd 1 and 2; a buffered copy in the
               * result would only cost memory (up to 16 MiB per stream). */
@@ -189,22 +200,25 @@ static int build_exec_options(const run_options *o, const unsigned char *in, siz
   return 0;
 }
 
-/* Runs the command in the created sandbox and returns the exit code. */
-static int exec_in(sbio_sandbox *sb, const run_options *o, const sbio_exec_options *e, cli_interrupt *watcher,
-                   run_writer *writer, double timeout_s) {
+/* The run: create, the command, destroy, in one library call whose
+ * cancellation token the watcher requests on a signal. Returns the exit
+ * code. */
+static int run_command(sbio_host *host, const run_options *o, const sbio_create_options *copts,
+                       const sbio_exec_options *e, cli_interrupt *watcher, run_writer *writer, double timeout_s) {
   sbio_error *err = sbio_error_new();
   sbio_exec_result *result = NULL;
   if (!err) return cli_error_oom(0);
-  /* The writer waits for a slow reader until the exec's own deadline, and
+  /* The writer waits for a slow reader until the run's own deadline, and
    * gives up with it (a little later, so the library's deadline fires first). */
   run_writer_set_deadline(writer, run_writer_now_ns() + (int64_t)(timeout_s * 1e9) + 250000000);
-  sbio_code rc = o->shell ? sbio_sandbox_exec_shell(sb, o->cmd[0], e, &result, err)
-                          : sbio_sandbox_exec(sb, (const char *const *)o->cmd, e, &result, err);
+  sbio_code rc = o->shell ? sbio_run_shell(host, o->uri, copts, o->cmd[0], e, &result, err)
+                          : sbio_run(host, o->uri, copts, (const char *const *)o->cmd, e, &result, err);
   /* Everything the command wrote goes out before anything of ours. */
   int drained = run_writer_drain(writer) == 0;
+  cli_progress_clear();
   int exit_code;
   if (cli_interrupt_signal(watcher)) {
-    /* Whatever exec returned is the consequence of our own kill. */
+    /* Whatever the run returned is the consequence of our own cancel. */
     exit_code = CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher);
   } else if (rc != SBIO_OK) {
     exit_code = cli_error_report_sbio(err, 0);
@@ -229,67 +243,37 @@ static int exec_in(sbio_sandbox *sb, const run_options *o, const sbio_exec_optio
   return exit_code;
 }
 
-/* Destroys the sandbox. A failed teardown is reported with the sandbox id
- * (so `sbio reap` can finish) but does not replace the command's status. */
-static void close_sandbox(sbio_sandbox *sb) {
-  sbio_error *err = sbio_error_new();
-  if (sbio_sandbox_close(sb, err) != SBIO_OK && err) {
-    cli_error_view v;
-    cli_error_view_from_sbio(err, &v);
-    cli_error_print_human(&v, "warning");
-  }
-  sbio_error_free(err);
-}
-
-/* The create, during which a pull may draw a progress bar: whatever the
- * outcome, the bar is gone before anything else is printed. */
-static sbio_code create_sandbox(sbio_host *host, const char *uri, const sbio_create_options *copts, sbio_sandbox **sb,
-                                sbio_error *err) {
-  sbio_code rc = sbio_sandbox_create(host, uri, copts, sb, err);
-  cli_progress_clear();
-  return rc;
-}
-
 static int create_and_run(sbio_host *host, const run_options *o, const unsigned char *in, size_t in_len,
                           cli_interrupt *watcher) {
   sbio_create_options *copts = NULL;
   sbio_exec_options *eopts = NULL;
-  run_output out = {NULL};
+  run_output out = {NULL, 0};
+  sbio_cancel *cancel = sbio_cancel_new();
+  if (!cancel) return cli_error_oom(0);
   int exit_code = build_create_options(o, &copts);
-  if (!exit_code) exit_code = build_exec_options(o, in, in_len, &out, &eopts);
+  if (!exit_code) exit_code = build_exec_options(o, in, in_len, &out, cancel, &eopts);
   if (exit_code) {
     sbio_create_options_free(copts);
+    sbio_cancel_free(cancel);
     return exit_code;
   }
   /* The library falls back to fake:// itself; saying so is ours to do. */
   if (!o->uri && !sbio_host_default_backend(host)) fputs(fake_notice, stderr);
 
-  sbio_error *err = sbio_error_new();
-  sbio_sandbox *sb = NULL;
-  if (!err) {
-    exit_code = cli_error_oom(0);
-  } else if (cli_interrupt_signal(watcher)) {
+  cli_interrupt_set_cancel(watcher, cancel);
+  if (cli_interrupt_signal(watcher)) {
     exit_code = CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher);
-  } else if (create_sandbox(host, o->uri, copts, &sb, err) != SBIO_OK) {
-    exit_code = cli_interrupt_signal(watcher) ? CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher)
-                                              : cli_error_report_sbio(err, 0);
+  } else if (!(out.writer = run_writer_start(watcher))) {
+    fprintf(stderr, "sbio: error: cannot start the output writer: %s\n", strerror(errno));
+    exit_code = CLI_EXIT_INTERNAL;
   } else {
-    cli_interrupt_set_sandbox(watcher, sb);
-    if (cli_interrupt_signal(watcher)) {
-      exit_code = CLI_EXIT_SIGNAL_BASE + cli_interrupt_signal(watcher);
-    } else if (!(out.writer = run_writer_start(watcher))) {
-      fprintf(stderr, "sbio: error: cannot start the output writer: %s\n", strerror(errno));
-      exit_code = CLI_EXIT_INTERNAL;
-    } else {
-      exit_code = exec_in(sb, o, eopts, watcher, out.writer, exec_timeout_s(o, host));
-      run_writer_stop(out.writer);
-    }
-    cli_interrupt_set_sandbox(watcher, NULL);
-    close_sandbox(sb);
+    exit_code = run_command(host, o, copts, eopts, watcher, out.writer, exec_timeout_s(o, host));
+    run_writer_stop(out.writer);
   }
-  sbio_error_free(err);
+  cli_interrupt_set_cancel(watcher, NULL);
   sbio_exec_options_free(eopts);
   sbio_create_options_free(copts);
+  sbio_cancel_free(cancel);
   return exit_code;
 }
 

@@ -39,6 +39,7 @@ struct cli_interrupt {
   int killer_started;   /* touched by the watcher thread only, then by stop() */
   pthread_mutex_t lock; /* guards sb and killed; held during a kill */
   sbio_sandbox *sb;
+  sbio_cancel *cancel;  /* sbio_run's token: requesting it ends the run */
   int killed;           /* the current sandbox was killed */
   atomic_int signo;     /* first signal, 0 if none */
   atomic_int requested; /* cli_interrupt_request() not yet acted on */
@@ -47,6 +48,8 @@ struct cli_interrupt {
 
 static void kill_current(struct cli_interrupt *w) {
   pthread_mutex_lock(&w->lock);
+  /* The run's own thread destroys the sandbox once the token is seen. */
+  if (w->cancel) sbio_cancel_request(w->cancel);
   if (w->sb && !w->killed) {
     w->killed = 1;
     /* Errors here are the sandbox's teardown story; close() reports them. */
@@ -164,6 +167,13 @@ void cli_interrupt_set_sandbox(cli_interrupt *w, sbio_sandbox *sb) {
   pthread_mutex_unlock(&w->lock);
   /* A signal that arrived before the sandbox existed kills it now. */
   if (sb && atomic_load(&w->signo)) kill_current(w);
+}
+
+void cli_interrupt_set_cancel(cli_interrupt *w, sbio_cancel *cancel) {
+  pthread_mutex_lock(&w->lock);
+  w->cancel = cancel;
+  pthread_mutex_unlock(&w->lock);
+  if (cancel && atomic_load(&w->signo)) kill_current(w);
 }
 
 void cli_interrupt_request(cli_interrupt *w, int signo) {

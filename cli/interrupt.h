@@ -3,7 +3,8 @@
  * leaked. A signal handler may not call into the library, so the signals
  * are blocked in every thread and one watcher thread takes them with
  * a signalfd and calls sbio_sandbox_kill(), which the API allows from
- * any thread while an exec is in flight. A second signal gives up at once
+ * any thread while an exec is in flight, or requests the cancellation
+ * token of the sbio_run in progress. A second signal gives up at once
  * (the provider-side timeout and `sbio reap` remain the backstop). */
 #ifndef SBIO_CLI_INTERRUPT_H
 #define SBIO_CLI_INTERRUPT_H
@@ -19,6 +20,11 @@ cli_interrupt *cli_interrupt_start(void);
 /* The sandbox to kill on a signal; NULL detaches it. Detaching waits for a
  * kill in progress, so the caller may then close the sandbox safely. */
 void cli_interrupt_set_sandbox(cli_interrupt *w, sbio_sandbox *sb);
+/* The cancellation token of an sbio_run in progress (NULL detaches it):
+ * a signal requests it, which ends the run and destroys its sandbox. A
+ * signal that came before it was attached requests it at once. Detach it
+ * before freeing it. */
+void cli_interrupt_set_cancel(cli_interrupt *w, sbio_cancel *cancel);
 /* Asks the watcher to kill the sandbox as if `signo` had arrived (used
  * when stdout's reader went away: SIGPIPE). Safe from any thread. */
 void cli_interrupt_request(cli_interrupt *w, int signo);

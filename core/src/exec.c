@@ -5,6 +5,7 @@
  * ends this one exec and keeps the sandbox (sbio_cancel). */
 #include "clock.h"
 #include "error_internal.h"
+#include "exec_job.h"
 #include "exec_options.h"
 #include "host_internal.h"
 #include "policy.h"
@@ -65,30 +66,123 @@ static void collect(void *user, int stream, const char *data, size_t len) {
   if (c->fn) c->fn(stream == SBIO_STDERR ? SBIO_STDERR : SBIO_STDOUT, data, len, c->user);
 }
 
-static sbio_code exec_common(sbio_sandbox *sb, const char *const *argv, const char *script,
-                             const sbio_exec_options *opts, sbio_exec_result **out, sbio_error *err) {
+/* ------------------------------------------------------------ the job */
+/* One exec's request, output and result, for a sandbox's exec (below) and
+ * for sbio_run (run.c), which hands the same request to a backend's
+ * one-shot operation. */
+struct sbio__exec_job {
+  struct sbio_exec_result *result;
+  collector col;
+  sbio_bk_exec_req req;
+  const char *const *argv; /* what the event records: argv, or the script */
+  size_t argc;
+  int shell;
+  double timeout_s;
+  int64_t started;
+};
+
+sbio_code sbio__exec_job_new(sbio_host *host, const struct sbio_backend_info *b, sbio_caps caps,
+                             const char *const *argv, const char *script, const sbio_exec_options *opts,
+                             double default_timeout_s, sbio__exec_job **out, sbio_error *err) {
   static const sbio_exec_options no_options = {.output_cap = SBIO_DEFAULT_OUTPUT_CAP};
-  if (out) *out = NULL;
-  if (!sb) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "sandbox is NULL");
+  *out = NULL;
   const sbio_exec_options *o = opts ? opts : &no_options;
-  sbio_host *host = sb->host;
-  const struct sbio_backend_info *b = sb->backend;
   size_t argc = 0;
   if (argv)
     while (argv[argc]) argc++;
   if (!script && argc == 0) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "argv is empty");
   if (o->invalid[0]) return sbio__error_set(err, SBIO_E_CONFIG, NULL, "invalid exec options: %s", o->invalid);
+  if (!(caps & SBIO_CAP_RUN_COMMAND)) return sbio__capability_error(host, b->name, SBIO_CAP_RUN_COMMAND, err);
+  if (o->has_stdin && !(caps & SBIO_CAP_STDIN)) return sbio__capability_error(host, b->name, SBIO_CAP_STDIN, err);
+  sbio__exec_job *j = calloc(1, sizeof *j);
+  struct sbio_exec_result *result = j ? calloc(1, sizeof *result) : NULL;
+  if (!result) {
+    free(j);
+    return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  }
+  j->result = result;
+  j->col = (collector){.result = result, .limit = o->output_cap, .fn = o->output_fn, .user = o->output_user};
+  j->req = (sbio_bk_exec_req){.size = sizeof j->req,
+                              .argv = script ? NULL : argv,
+                              .argc = script ? 0 : argc,
+                              .shell = script,
+                              .env = o->env.view,
+                              .n_env = o->env.n,
+                              .cwd = o->cwd,
+                              .has_stdin = o->has_stdin,
+                              .stdin_data = o->stdin_data,
+                              .stdin_len = o->stdin_len,
+                              .output = collect,
+                              .output_user = &j->col};
+  j->shell = script != NULL;
+  j->argv = script ? NULL : argv;
+  j->argc = argc;
+  j->timeout_s = o->timeout_set ? o->timeout_s : default_timeout_s;
+  *out = j;
+  return SBIO_OK;
+}
+
+const sbio_bk_exec_req *sbio__exec_job_req(const sbio__exec_job *j) {
+  return &j->req;
+}
+
+double sbio__exec_job_timeout(const sbio__exec_job *j) {
+  return j->timeout_s;
+}
+
+void sbio__exec_job_event(const sbio__exec_job *j, sbio__event *ev) {
+  if (j->shell)
+    sbio__event_argv(ev, (const char *const[]){j->req.shell}, 1);
+  else
+    sbio__event_argv(ev, j->argv, j->argc);
+  sbio__event_int(ev, "shell", j->shell);
+  sbio__event_int(ev, "bytes_in", (long long)j->req.stdin_len);
+}
+
+void sbio__exec_job_started(sbio__exec_job *j) {
+  j->started = sbio__monotonic_ns();
+}
+
+void sbio__exec_job_ended(sbio__exec_job *j, int exit_code, int ran, sbio__event *ev) {
+  j->result->exit_code = exit_code;
+  j->result->duration_ms = (sbio__monotonic_ns() - j->started) / 1000000;
+  if (ran) sbio__event_int(ev, "exit_code", exit_code);
+  sbio__event_int(ev, "bytes_out", j->col.bytes);
+}
+
+sbio_exec_result *sbio__exec_job_take_result(sbio__exec_job *j) {
+  sbio_exec_result *r = j->result;
+  j->result = NULL;
+  return r;
+}
+
+void sbio__exec_job_free(sbio__exec_job *j) {
+  if (!j) return;
+  sbio_exec_result_free(j->result);
+  free(j);
+}
+
+/* ------------------------------------------------------------ the exec */
+static sbio_code exec_common(sbio_sandbox *sb, const char *const *argv, const char *script,
+                             const sbio_exec_options *opts, sbio_exec_result **out, sbio_error *err) {
+  if (out) *out = NULL;
+  if (!sb) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "sandbox is NULL");
+  sbio_host *host = sb->host;
+  const struct sbio_backend_info *b = sb->backend;
+  const sbio_cancel *cancel = opts ? opts->cancel : NULL;
   if (atomic_load(&sb->killed)) {
     sbio__error_set(err, SBIO_E_GONE, "create a new sandbox", "sandbox %s:%s was killed", b->name, sb->id);
     sbio__error_set_sandbox_id(err, sb->id);
     return SBIO_E_GONE;
   }
-  if (!(sb->caps & SBIO_CAP_RUN_COMMAND) || !SBIO_OPS_HAS(b->ops, exec))
-    return sbio__capability_error(host, b->name, SBIO_CAP_RUN_COMMAND, err);
-  if (o->has_stdin && !(sb->caps & SBIO_CAP_STDIN)) return sbio__capability_error(host, b->name, SBIO_CAP_STDIN, err);
+  if (!SBIO_OPS_HAS(b->ops, exec)) return sbio__capability_error(host, b->name, SBIO_CAP_RUN_COMMAND, err);
+  sbio__exec_job *j = NULL;
+  sbio_code rc = sbio__exec_job_new(host, b, sb->caps, argv, script, opts, sb->timeout_s, &j, err);
+  if (rc != SBIO_OK) return rc;
   /* A token the backend cannot honour would leave the process running
    * while the caller believes it stopped: refuse it instead. */
-  if (o->cancel && !sbio_sandbox_exec_cancellable(sb)) {
+  if (cancel && !sbio_sandbox_exec_cancellable(sb)) {
+    sbio__exec_job_free(j);
     sbio__error_set(err, SBIO_E_CAPABILITY,
                     "run the exec without a cancellation token (sbio_sandbox_exec_cancellable() says when one works), "
                     "or use sbio_sandbox_kill to stop it with the sandbox",
@@ -97,62 +191,34 @@ static sbio_code exec_common(sbio_sandbox *sb, const char *const *argv, const ch
     return SBIO_E_CAPABILITY;
   }
 
-  struct sbio_exec_result *result = calloc(1, sizeof *result);
-  if (!result) return sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
-  collector col = {.result = result, .limit = o->output_cap, .fn = o->output_fn, .user = o->output_user};
-  sbio_bk_exec_req req = {.size = sizeof req,
-                          .argv = script ? NULL : argv,
-                          .argc = script ? 0 : argc,
-                          .shell = script,
-                          .env = o->env.view,
-                          .n_env = o->env.n,
-                          .cwd = o->cwd,
-                          .has_stdin = o->has_stdin,
-                          .stdin_data = o->stdin_data,
-                          .stdin_len = o->stdin_len,
-                          .output = collect,
-                          .output_user = &col};
-  double timeout_s = o->timeout_set ? o->timeout_s : sb->timeout_s;
-
   sbio__event ev;
   sbio__event_begin(&ev, host, "exec");
   sbio__event_sandbox(&ev, sb);
-  if (script)
-    sbio__event_argv(&ev, (const char *const[]){script}, 1);
-  else
-    sbio__event_argv(&ev, argv, argc);
-  sbio__event_int(&ev, "shell", script != NULL);
-  sbio__event_int(&ev, "bytes_in", (long long)o->stdin_len);
+  sbio__exec_job_event(j, &ev);
 
   sbio__call c;
-  sbio__call_init(&c, host, sb, sbio__deadline_after(timeout_s));
-  c.cancel = o->cancel;
+  sbio__call_init(&c, host, sb, sbio__deadline_after(j->timeout_s));
+  c.cancel = cancel;
   sbio_bk_error bk = {.size = sizeof bk};
   int exit_code = -1;
-  int64_t started = sbio__monotonic_ns();
-  sbio_code rc = SBIO_OK;
-  if (sbio_cancel_requested(o->cancel)) {
+  sbio__exec_job_started(j);
+  if (sbio_cancel_requested(cancel)) {
     /* Cancelled before it began: nothing runs, but the attempt is audited. */
     rc = sbio__error_set(err, SBIO_E_CANCELLED, NULL, "exec in sandbox %s:%s was cancelled before it started", b->name,
                          sb->id);
     sbio__error_set_sandbox_id(err, sb->id);
-  } else if (b->ops->exec(sb->handle, &req, &c.call, &exit_code, &bk) != 0) {
+  } else if (b->ops->exec(sb->handle, &j->req, &c.call, &exit_code, &bk) != 0) {
     rc = sbio__error_from_backend(err, &bk, b->name);
     sbio__error_set_sandbox_id(err, sb->id);
   }
-  result->exit_code = exit_code;
-  result->duration_ms = (sbio__monotonic_ns() - started) / 1000000;
-
   int ran = rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT || (rc == SBIO_E_CANCELLED && exit_code >= 0);
-  if (ran) sbio__event_int(&ev, "exit_code", exit_code);
-  sbio__event_int(&ev, "bytes_out", col.bytes);
+  sbio__exec_job_ended(j, exit_code, ran, &ev);
   rc = sbio__audit_finish(host, &ev, rc, err);
   /* On a deadline or a cancellation the caller still gets what was
    * printed before it. */
   if (out && (rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT || rc == SBIO_E_CANCELLED))
-    *out = result;
-  else
-    sbio_exec_result_free(result);
+    *out = sbio__exec_job_take_result(j);
+  sbio__exec_job_free(j);
   return rc;
 }
 

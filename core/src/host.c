@@ -109,7 +109,7 @@ static void svc_progress(void *host_data, const char *what, int64_t done, int64_
 }
 
 static int sandbox_killed(const sbio__call *c) {
-  return c->sandbox && atomic_load(&c->sandbox->killed);
+  return c->sandbox && (atomic_load(&c->sandbox->killed) || sbio_cancel_requested(c->sandbox->kill_token));
 }
 
 static int call_cancelled(const sbio_bk_call *call) {
@@ -121,7 +121,7 @@ static int call_cancelled(const sbio_bk_call *call) {
  * so a backend never returns "cancelled" for a sandbox that is gone. */
 static int call_exec_cancelled(const sbio_bk_call *call) {
   const sbio__call *c = (const sbio__call *)call;
-  return sbio_cancel_requested(c->cancel) && !sandbox_killed(c);
+  return !c->cancel_kills && sbio_cancel_requested(c->cancel) && !sandbox_killed(c);
 }
 
 void sbio__call_init(sbio__call *c, sbio_host *host, struct sbio_sandbox *sb, int64_t deadline_ns) {

@@ -64,7 +64,11 @@ struct sbio_sandbox {
   sbio_caps caps;
   sbio__kvlist labels;
   double timeout_s;
-  atomic_int killed;         /* kill requested: cancels calls in flight */
+  atomic_int killed; /* kill requested: cancels calls in flight */
+  /* sbio_run without a one-shot operation: this token, once requested,
+   * means the sandbox is being killed (calls in flight end as for a kill;
+   * the run then closes the sandbox). NULL otherwise. */
+  const struct sbio_cancel *kill_token;
   int destroyed;             /* the backend confirmed the kill (under kill_lock) */
   pthread_mutex_t kill_lock; /* serialises kill against itself */
 };
@@ -77,6 +81,9 @@ typedef struct sbio__call {
   sbio_bk_call call;
   struct sbio_sandbox *sandbox;     /* may be NULL */
   const struct sbio_cancel *cancel; /* may be NULL */
+  /* The token ends the whole call, sandbox and all (sbio_run's one-shot
+   * operation): cancelled() only, never exec_cancelled(). */
+  int cancel_kills;
 } sbio__call;
 
 void sbio__call_init(sbio__call *c, sbio_host *host, struct sbio_sandbox *sb, int64_t deadline_ns);

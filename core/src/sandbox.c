@@ -4,6 +4,7 @@
  * against what was observed), kill and close. Connect is connect.c. */
 #include "admission.h"
 #include "clock.h"
+#include "create_gate.h"
 #include "create_options.h"
 #include "error_internal.h"
 #include "host_internal.h"
@@ -18,7 +19,7 @@
 #define DEFAULT_TEARDOWN_GRACE_S 10.0
 
 /* How long a kill may take; SBIO_TEARDOWN_GRACE overrides it. */
-static double teardown_grace(sbio_host *host) {
+double sbio__teardown_grace(sbio_host *host) {
   const char *env = getenv("SBIO_TEARDOWN_GRACE");
   if (!env || !env[0]) return DEFAULT_TEARDOWN_GRACE_S;
   char *end = NULL;
@@ -131,7 +132,7 @@ void sbio__sandbox_free(struct sbio_sandbox *sb) {
  * not satisfy the requirement, or the core ran out of memory). */
 static void discard(sbio_host *host, struct sbio_backend_info *b, void *handle, const char *id) {
   sbio__call c;
-  sbio__call_init(&c, host, NULL, sbio__deadline_after(teardown_grace(host)));
+  sbio__call_init(&c, host, NULL, sbio__deadline_after(sbio__teardown_grace(host)));
   sbio_bk_error bk = {.size = sizeof bk};
   if (!SBIO_OPS_HAS(b->ops, kill))
     sbio_bk_error_set(&bk, SBIO_E_BACKEND_UNAVAILABLE, NULL, "the backend has no kill operation");
@@ -144,23 +145,10 @@ static void discard(sbio_host *host, struct sbio_backend_info *b, void *handle, 
 }
 
 /* ------------------------------------------------------------ the gate */
-/* What a create decides before it provisions anything, shared by
- * sbio_sandbox_create and sbio_sandbox_check. */
-typedef struct pre_create {
-  sbio__uri target;
-  const char *tmpl;
-  double timeout_s;
-  struct sbio_backend_info *b;
-  sbio__admission gate;
-  sbio_bk_create_req req;
-  char planned[64];
-  const sbio__mechanism *mech;
-} pre_create;
-
 /* The request itself: options, URI, template, timeout, backend. The URI
  * is freed by the caller (sbio__uri_free(&p->target)) whatever happens. */
-static sbio_code resolve_request(sbio_host *host, const char *uri, const struct sbio_create_options *o, pre_create *p,
-                                 sbio_error *err) {
+sbio_code sbio__create_resolve(sbio_host *host, const char *uri, const struct sbio_create_options *o,
+                               sbio__pre_create *p, sbio_error *err) {
   memset(p, 0, sizeof *p);
   if (o->invalid[0]) return sbio__error_set(err, SBIO_E_CONFIG, NULL, "invalid create options: %s", o->invalid);
   sbio_code rc = resolve_target(host, uri, &p->target, err);
@@ -175,6 +163,10 @@ static sbio_code resolve_request(sbio_host *host, const char *uri, const struct 
                            p->target.template_name, o->template_name);
   /* The URI's timeout wins over the option, as in the reference. */
   p->timeout_s = p->target.has_timeout ? p->target.timeout_s : (o->timeout_set ? o->timeout_s : SBIO_DEFAULT_TIMEOUT_S);
+  /* The create's deadline runs from here: the backend's plan (which may
+   * ask its engine or provider) counts against it, so a create never takes
+   * longer than its timeout, plan included. */
+  p->deadline_ns = sbio__deadline_after(p->timeout_s);
   rc = sbio__host_resolve_backend(host, p->target.backend, &p->b, err);
   if (rc == SBIO_OK) remember_secrets(host, o);
   return rc;
@@ -184,7 +176,8 @@ static sbio_code resolve_request(sbio_host *host, const char *uri, const struct 
  * a create that is admitted builds none. `check` marks the refusal of an
  * sbio_sandbox_check; `planned` is set when stage 2 refused the mechanism
  * the backend planned. */
-static sbio_code deny(sbio_host *host, const pre_create *p, int check, int planned, sbio_code rc, sbio_error *err) {
+static sbio_code deny(sbio_host *host, const sbio__pre_create *p, int check, int planned, sbio_code rc,
+                      sbio_error *err) {
   sbio__event ev;
   sbio__event_begin(&ev, host, "create_denied");
   /* The mechanism the refusal's message cites: the planned one (stage 2),
@@ -201,8 +194,8 @@ static sbio_code deny(sbio_host *host, const pre_create *p, int check, int plann
  * the backend's code runs; then the backend's plan, provisioning nothing,
  * against the required tier (stage 2). A refusal is audited as
  * create_denied (`check`: by sbio_sandbox_check). */
-static sbio_code admit_and_plan(sbio_host *host, const struct sbio_create_options *o, pre_create *p, int check,
-                                sbio_error *err) {
+sbio_code sbio__create_admit(sbio_host *host, const struct sbio_create_options *o, sbio__pre_create *p, int check,
+                             sbio_error *err) {
   struct sbio_backend_info *b = p->b;
   sbio_code rc = sbio__admit_request(host, b, o->require_set, o->require, sbio__admit_create_needs(o), &p->gate, err);
   if (rc != SBIO_OK) return deny(host, p, check, 0, rc, err);
@@ -225,12 +218,12 @@ sbio_code sbio_sandbox_check(sbio_host *host, const char *uri, const sbio_create
   if (planned_tier) *planned_tier = SBIO_TIER_UNKNOWN;
   if (!host) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host is required");
   const struct sbio_create_options *o = opts ? opts : &no_options;
-  pre_create p;
-  sbio_code rc = resolve_request(host, uri, o, &p, err);
+  sbio__pre_create p;
+  sbio_code rc = sbio__create_resolve(host, uri, o, &p, err);
   if (rc == SBIO_OK) {
     /* Only a refusal is audited (as the create_denied a create with these
      * options would get, marked "check"): nothing else happened. */
-    rc = admit_and_plan(host, o, &p, 1, err);
+    rc = sbio__create_admit(host, o, &p, 1, err);
     if (rc == SBIO_OK) {
       if (!p.mech || p.mech->effective == SBIO_TIER_UNKNOWN) sbio__policy_warn_unknown_once(host, p.b, p.planned);
       if (planned_tier) *planned_tier = p.mech ? p.mech->effective : SBIO_TIER_UNKNOWN;
@@ -242,80 +235,70 @@ sbio_code sbio_sandbox_check(sbio_host *host, const char *uri, const sbio_create
 }
 
 /* -------------------------------------------------------------- create */
-sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_create_options *opts, sbio_sandbox **out,
-                              sbio_error *err) {
-  static const struct sbio_create_options no_options;
-  if (!host || !out) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host and out are required");
-  *out = NULL;
-  const struct sbio_create_options *o = opts ? opts : &no_options;
-  pre_create p;
-  sbio_code rc = resolve_request(host, uri, o, &p, err);
-  if (rc != SBIO_OK) goto out_uri;
-  struct sbio_backend_info *b = p.b;
-  const char *tmpl = p.tmpl;
-  double timeout_s = p.timeout_s;
-  /* The create's deadline runs from here: the backend's plan (which may
-   * ask its engine or provider) counts against it, so a create never takes
-   * longer than its timeout, plan included. */
-  int64_t deadline = sbio__deadline_after(timeout_s);
-
+sbio_code sbio__create_requested(sbio_host *host, const sbio__pre_create *p, sbio_error *err) {
   sbio__event ev;
   sbio__event_begin(&ev, host, "create_requested");
-  sbio__event_backend(&ev, b, NULL);
-  sbio__event_str(&ev, "template", tmpl);
-  rc = sbio__audit_emit(host, &ev, 0, err);
-  if (rc != SBIO_OK) goto out_uri;
+  sbio__event_backend(&ev, p->b, NULL);
+  sbio__event_str(&ev, "template", p->tmpl);
+  return sbio__audit_emit(host, &ev, 0, err);
+}
 
-  rc = admit_and_plan(host, o, &p, 0, err);
-  if (rc != SBIO_OK) goto out_uri;
-  sbio__admission gate = p.gate;
-  sbio_bk_create_req req = p.req;
-  char planned[64];
-  snprintf(planned, sizeof planned, "%s", p.planned);
-  const sbio__mechanism *mech = p.mech;
-
-  if (!mech || mech->effective == SBIO_TIER_UNKNOWN) sbio__policy_warn_unknown_once(host, b, planned);
-  if (!SBIO_OPS_HAS(b->ops, create)) {
-    rc = sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, NULL, "backend %s cannot create sandboxes", b->name);
-    goto out_uri;
+sbio_code sbio__create_observed(sbio_host *host, const sbio__pre_create *p, sbio_bk_sandbox_info *info,
+                                const sbio__mechanism **observed, sbio_error *err) {
+  struct sbio_backend_info *b = p->b;
+  info->id[sizeof info->id - 1] = '\0';
+  info->mechanism[sizeof info->mechanism - 1] = '\0';
+  if (!info->mechanism[0]) snprintf(info->mechanism, sizeof info->mechanism, "%s", p->planned);
+  *observed = NULL;
+  sbio_code rc = sbio__admit_mechanism(host, b, &p->gate, info->mechanism, observed, err);
+  if (rc == SBIO_OK && strcmp(info->mechanism, p->planned) != 0 && !*observed)
+    sbio__policy_warn_unknown_once(host, b, info->mechanism);
+  if (rc != SBIO_OK) {
+    rc = sbio__error_set(err, SBIO_E_CREATE, NULL,
+                         "sandbox %s was created with mechanism \"%s\" instead of the planned \"%s\", which does not "
+                         "meet the required isolation %s; it has been destroyed",
+                         info->id, info->mechanism, p->planned, sbio_tier_name(p->gate.required));
+    sbio__error_set_backend(err, b->name);
   }
+  return rc;
+}
 
-  sbio__event_begin(&ev, host, "created");
-  sbio__event_backend(&ev, b, mech);
-  sbio__event_str(&ev, "mechanism", planned);
-  sbio__event_str(&ev, "template", tmpl);
+void sbio__created_event(sbio__event *ev, sbio_host *host, const sbio__pre_create *p) {
+  sbio__event_begin(ev, host, "created");
+  sbio__event_backend(ev, p->b, p->mech);
+  sbio__event_str(ev, "mechanism", p->planned);
+  sbio__event_str(ev, "template", p->tmpl);
+}
+
+sbio_code sbio__create_provision(sbio_host *host, const struct sbio_create_options *o, sbio__pre_create *p,
+                                 sbio_sandbox **out, sbio_error *err) {
+  struct sbio_backend_info *b = p->b;
+  if (!p->mech || p->mech->effective == SBIO_TIER_UNKNOWN) sbio__policy_warn_unknown_once(host, b, p->planned);
+  if (!SBIO_OPS_HAS(b->ops, create))
+    return sbio__error_set(err, SBIO_E_BACKEND_UNAVAILABLE, NULL, "backend %s cannot create sandboxes", b->name);
+
+  sbio__event ev;
+  sbio__created_event(&ev, host, p);
   sbio__call c;
-  sbio__call_init(&c, host, NULL, deadline);
+  sbio__call_init(&c, host, NULL, p->deadline_ns);
   sbio_bk_sandbox_info info = {.size = sizeof info};
   sbio_bk_error bk = {.size = sizeof bk};
   void *handle = NULL;
-  if (b->ops->create(b->instance, &req, &c.call, &handle, &info, &bk) != 0) {
-    rc = sbio__error_from_backend(err, &bk, b->name);
+  if (b->ops->create(b->instance, &p->req, &c.call, &handle, &info, &bk) != 0) {
+    sbio_code rc = sbio__error_from_backend(err, &bk, b->name);
     sbio__event_str(&ev, "event", "create_failed");
-    rc = sbio__audit_finish(host, &ev, rc, err);
-    goto out_uri;
+    return sbio__audit_finish(host, &ev, rc, err);
   }
-  info.id[sizeof info.id - 1] = '\0';
-  info.mechanism[sizeof info.mechanism - 1] = '\0';
-  if (!info.mechanism[0]) snprintf(info.mechanism, sizeof info.mechanism, "%s", planned);
 
   /* Observed: the backend reports what it actually used. */
   const sbio__mechanism *observed = NULL;
-  rc = sbio__admit_mechanism(host, b, &gate, info.mechanism, &observed, err);
-  if (rc == SBIO_OK && strcmp(info.mechanism, planned) != 0 && !observed)
-    sbio__policy_warn_unknown_once(host, b, info.mechanism);
+  sbio_code rc = sbio__create_observed(host, p, &info, &observed, err);
   struct sbio_sandbox *sb = rc == SBIO_OK ? sbio__sandbox_new(host, b, handle, &info, observed) : NULL;
   if (rc == SBIO_OK &&
       (!sb || sbio__kvlist_copy(&sb->labels, &o->labels) != 0 || sbio__host_adopt_sandbox(host, sb) != 0)) {
     if (sb) sbio__sandbox_free(sb);
     sb = NULL;
     rc = sbio__error_set(err, SBIO_E_INTERNAL, NULL, "out of memory");
-  } else if (rc != SBIO_OK) {
-    rc = sbio__error_set(err, SBIO_E_CREATE, NULL,
-                         "sandbox %s was created with mechanism \"%s\" instead of the planned \"%s\", which does not "
-                         "meet the required isolation %s; it has been destroyed",
-                         info.id, info.mechanism, planned, sbio_tier_name(gate.required));
-    sbio__error_set_backend(err, b->name);
   }
   sbio__event_str(&ev, "sandbox_id", info.id);
   sbio__event_backend(&ev, b, observed);
@@ -323,19 +306,31 @@ sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_creat
   if (!sb) {
     discard(host, b, handle, info.id);
     sbio__event_str(&ev, "event", "create_failed");
-    rc = sbio__audit_finish(host, &ev, rc, err);
-    goto out_uri;
+    return sbio__audit_finish(host, &ev, rc, err);
   }
-  sb->timeout_s = timeout_s;
+  sb->timeout_s = p->timeout_s;
   sbio__event_sandbox(&ev, sb);
   rc = sbio__audit_finish(host, &ev, SBIO_OK, err);
   if (rc != SBIO_OK) {
     /* The audit sink must record every sandbox: without it, none exists. */
     sbio_sandbox_close(sb, NULL);
-    goto out_uri;
+    return rc;
   }
   *out = sb;
-out_uri:
+  return SBIO_OK;
+}
+
+sbio_code sbio_sandbox_create(sbio_host *host, const char *uri, const sbio_create_options *opts, sbio_sandbox **out,
+                              sbio_error *err) {
+  static const struct sbio_create_options no_options;
+  if (!host || !out) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "host and out are required");
+  *out = NULL;
+  const struct sbio_create_options *o = opts ? opts : &no_options;
+  sbio__pre_create p;
+  sbio_code rc = sbio__create_resolve(host, uri, o, &p, err);
+  if (rc == SBIO_OK) rc = sbio__create_requested(host, &p, err);
+  if (rc == SBIO_OK) rc = sbio__create_admit(host, o, &p, 0, err);
+  if (rc == SBIO_OK) rc = sbio__create_provision(host, o, &p, out, err);
   sbio__uri_free(&p.target);
   if (rc != SBIO_OK) sbio__host_redact_error(host, err);
   return rc;
@@ -379,7 +374,7 @@ sbio_code sbio_sandbox_kill(sbio_sandbox *sb, sbio_error *err) {
     sbio__error_set_sandbox_id(err, sb->id);
   } else {
     sbio__call c;
-    sbio__call_init(&c, host, NULL, sbio__deadline_after(teardown_grace(host)));
+    sbio__call_init(&c, host, NULL, sbio__deadline_after(sbio__teardown_grace(host)));
     sbio_bk_error bk = {.size = sizeof bk};
     if (sb->backend->ops->kill(sb->handle, &c.call, &bk) != 0) {
       rc = sbio__error_from_backend(err, &bk, sb->backend->name);

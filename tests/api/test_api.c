@@ -856,6 +856,79 @@ static void test_default_backend_is_the_fake(void **state) {
   sbio_sandbox_close(sb, NULL);
 }
 
+/* sbio_run on a backend without a one-shot operation (the fake): create,
+ * exec, close in one call, audited as the four events of that sequence,
+ * and nothing left behind. */
+static void test_run_is_create_exec_close(void **state) {
+  fixture *f = *state;
+  size_t before = f->audit.n;
+  sbio_exec_result *r = NULL;
+  sbio_error *err = sbio_error_new();
+  assert_int_equal(
+      sbio_run(f->host, "fake://", NULL, ARGV("sh", "-c", "echo out; echo err >&2; exit 3"), NULL, &r, err), SBIO_OK);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "out\n");
+  assert_string_equal(sbio_exec_result_stderr(r, NULL), "err\n");
+  assert_int_equal(sbio_exec_result_exit_code(r), 3);
+  sbio_exec_result_free(r);
+  /* (Loading the backend on first use adds backend_loaded first.) */
+  const char *expect[] = {"create_requested", "created", "exec", "kill"};
+  size_t seen = 0;
+  for (size_t i = before; i < f->audit.n; i++) {
+    if (strstr(f->audit.items[i], "\"event\":\"backend_")) continue;
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"event\":\"%s\"", seen < 4 ? expect[seen] : "none");
+    if (!strstr(f->audit.items[i], needle)) fail_msg("event %zu: %s", seen, f->audit.items[i]);
+    seen++;
+  }
+  assert_int_equal(seen, 4);
+  assert_int_equal(sbt_file_count(f->call_log, "create "), 1);
+  assert_int_equal(sbt_file_count(f->call_log, "kill "), 1);
+  /* A shell script, no result asked for. */
+  assert_int_equal(sbio_run_shell(f->host, "fake://", NULL, "exit 0", NULL, NULL, err), SBIO_OK);
+  /* Refused before anything exists: the gate, and a bad command. */
+  sbio_create_options *co = sbio_create_options_new();
+  sbio_create_options_require_isolation(co, SBIO_TIER_MICROVM);
+  assert_int_not_equal(sbio_run(f->host, "fake://", co, ARGV("true"), NULL, NULL, err), SBIO_OK);
+  sbio_create_options_free(co);
+  assert_int_equal(sbio_run(f->host, "fake://", NULL, (const char *const[]){NULL}, NULL, NULL, err),
+                   SBIO_E_INVALID_ARGUMENT);
+  assert_int_equal(sbt_file_count(f->call_log, "create "), 2);
+  assert_int_equal(sbt_file_count(f->call_log, "kill "), 2);
+  sbio_error_free(err);
+}
+
+/* The exec options' token ends the whole run from another thread: the
+ * command stops, the sandbox is destroyed, SBIO_E_CANCELLED with the output
+ * so far. */
+static void test_run_cancelled_from_another_thread(void **state) {
+  fixture *f = *state;
+  cancel_race c = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, sbio_cancel_new()};
+  assert_non_null(c.token);
+  sbio_exec_options *o = sbio_exec_options_new();
+  assert_int_equal(sbio_exec_options_set_cancel(o, c.token), SBIO_OK);
+  assert_int_equal(sbio_exec_options_set_output_callback(o, on_started, &c), SBIO_OK);
+  assert_int_equal(sbio_exec_options_set_timeout(o, 120), SBIO_OK);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, canceller, &c), 0);
+  sbio_error *err = sbio_error_new();
+  sbio_exec_result *r = NULL;
+  double t0 = sbt_now();
+  sbio_code rc = sbio_run(f->host, "fake://", NULL, ARGV("sh", "-c", "echo started; sleep 100000000"), o, &r, err);
+  pthread_join(t, NULL);
+  assert_int_equal(rc, SBIO_E_CANCELLED);
+  assert_true(sbt_now() - t0 < 60.0);
+  assert_non_null(r);
+  assert_string_equal(sbio_exec_result_stdout(r, NULL), "started\n");
+  sbio_exec_result_free(r);
+  assert_int_equal(sbt_file_count(f->call_log, "kill "), 1);
+  /* A token already requested: nothing is created. */
+  assert_int_equal(sbio_run(f->host, "fake://", NULL, ARGV("true"), o, NULL, err), SBIO_E_CANCELLED);
+  assert_int_equal(sbt_file_count(f->call_log, "create "), 1);
+  sbio_error_free(err);
+  sbio_exec_options_free(o);
+  sbio_cancel_free(c.token);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -871,6 +944,8 @@ int main(void) {
       T(test_non_positive_timeouts_are_refused),
       T(test_cancel_one_exec_from_another_thread_keeps_the_sandbox),
       T(test_cancel_token_on_a_backend_that_cannot_is_refused),
+      T(test_run_is_create_exec_close),
+      T(test_run_cancelled_from_another_thread),
       T(test_files_round_trip_and_relative_paths),
       T(test_files_mkdir_list_remove_and_missing),
       T(test_require_isolation_above_tier_fails_before_provisioning),

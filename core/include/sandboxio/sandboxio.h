@@ -266,6 +266,26 @@ SBIO_API sbio_code sbio_sandbox_exec(sbio_sandbox *sb, const char *const *argv, 
 SBIO_API sbio_code sbio_sandbox_exec_shell(sbio_sandbox *sb, const char *script, const sbio_exec_options *opts,
                                            sbio_exec_result **out, sbio_error *err);
 
+/* One command in a sandbox that exists only for it: create (through the
+ * same admission gate, before anything is provisioned), run, destroy, in
+ * one call; what `sbio run` does. With a backend that offers a one-shot
+ * operation (backend ABI 1.5, `run`) the command is the
+ * sandbox's own process rather than an exec into an idle sandbox;
+ * otherwise the library creates, executes and closes. Either way the
+ * options mean what they mean for sbio_sandbox_create and
+ * sbio_sandbox_exec (the exec's timeout, or the sandbox's, bounds the
+ * whole run), the audit log records create_requested, created, exec and
+ * kill, and the sandbox is gone when the call returns (a teardown that
+ * fails is logged with the sandbox id for `sbio reap --kill`). The exec
+ * options' cancellation token, if any, ends the whole run from any thread:
+ * the sandbox is destroyed and the call returns SBIO_E_CANCELLED, with the
+ * output so far when a result is asked for. */
+SBIO_API sbio_code sbio_run(sbio_host *host, const char *uri, const sbio_create_options *copts, const char *const *argv,
+                            const sbio_exec_options *eopts, sbio_exec_result **out, sbio_error *err);
+SBIO_API sbio_code sbio_run_shell(sbio_host *host, const char *uri, const sbio_create_options *copts,
+                                  const char *script, const sbio_exec_options *eopts, sbio_exec_result **out,
+                                  sbio_error *err);
+
 SBIO_API int sbio_exec_result_exit_code(const sbio_exec_result *r);
 SBIO_API const char *sbio_exec_result_stdout(const sbio_exec_result *r, size_t *len); /* NUL-terminated */
 SBIO_API const char *sbio_exec_result_stderr(const sbio_exec_result *r, size_t *len); /* NUL-terminated */

@@ -39,8 +39,10 @@ extern "C" {
  *   1.4  the metadata key "credentials" (SBIO_CREDENTIALS, declared with
  *        SBIO_BACKEND_WITH_CREDENTIALS): the core redacts the values of the
  *        variables it lists from everything it passes on. A core older
- *        than 1.4 refuses a note that carries it (its schema is closed). */
-#define SBIO_BACKEND_ABI_MINOR 4
+ *        than 1.4 refuses a note that carries it (its schema is closed).
+ *   1.5  run: one command in a sandbox that exists only for it
+ *        (sbio_bk_run_req) */
+#define SBIO_BACKEND_ABI_MINOR 5
 #define SBIO_BACKEND_ENTRY_SYMBOL "sbio_backend_entry_v1"
 
 /* ELF note: owner "sandboxio", type 'SBIO'. The descriptor is the metadata
@@ -196,6 +198,25 @@ typedef struct sbio_bk_exec_req {
   void *output_user;
 } sbio_bk_exec_req;
 
+/* ABI 1.5: one command in a sandbox made for it alone (the `run`
+ * operation). */
+typedef struct sbio_bk_run_req {
+  uint32_t size;
+  const sbio_bk_create_req *create; /* the sandbox, as create gets it */
+  const sbio_bk_exec_req *exec;     /* the command, as exec gets it */
+  /* Called once, after the sandbox exists and before the command starts,
+   * with what the backend observed (info->id, info->mechanism). Non-zero:
+   * the core refuses it (the gate's second check, or an audit sink that
+   * must record every sandbox); the backend then destroys the sandbox,
+   * starts nothing and returns non-zero with any error (the core keeps its
+   * own). */
+  int (*admit)(void *user, const sbio_bk_sandbox_info *info);
+  void *admit_user;
+  /* Seconds the backend may spend destroying the sandbox once the command
+   * ended, the deadline passed or the call was cancelled. */
+  double teardown_s;
+} sbio_bk_run_req;
+
 /* File read data sink: return 0 to continue, non-zero to stop (too big). */
 typedef int (*sbio_bk_data_fn)(void *user, const void *data, size_t len);
 
@@ -277,6 +298,23 @@ typedef struct sbio_backend_ops {
   /* ABI 1.3. What the backend's operations promise beyond ABI 1.0, as
    * SBIO_BK_FEATURE_* bits; 0 (or a table too small to hold it) means none. */
   uint64_t features;
+
+  /* ABI 1.5. Creates a sandbox, runs one command in it and destroys it, in
+   * one operation, so a backend can make the command the sandbox's own
+   * process (docker: the container's main process) instead of creating an
+   * idle sandbox and executing into it. Same guarantees as create, exec
+   * and kill together: the request is refused (check, as create does)
+   * before anything exists; req->admit is called before the command
+   * starts; output reaches exec->output as it comes; *exit_code is the
+   * command's status (137 when killed). Past call->deadline_ns the command
+   * is killed and SBIO_E_EXEC_TIMEOUT returned; once cancelled() is
+   * non-zero the sandbox is destroyed and SBIO_E_CANCELLED returned. On
+   * every path the sandbox is destroyed before return, within
+   * req->teardown_s: *removed is 1 once it is gone (0: it may remain;
+   * info->id says which). info->id is set as soon as the sandbox exists.
+   * Optional: without it the core creates, executes and kills. */
+  int (*run)(void *instance, const sbio_bk_run_req *req, const sbio_bk_call *call, sbio_bk_sandbox_info *info,
+             int *exit_code, int *removed, sbio_bk_error *err);
 } sbio_backend_ops;
 
 /* exec honours sbio_bk_call.exec_cancelled: it kills the one process and
