@@ -18,6 +18,7 @@ packages=(
   file groff-base                  # man page checks
   faketime                         # the suite under a clock set past the sources' freshness window
   abigail-tools                    # abidiff: the ABI against the baselines in abi/
+  hyperfine valgrind python3-docker  # bench/: timings, callgrind instruction counts, docker-py peer
   python3-pytest mypy python3-setuptools python3-venv python3-pip  # the Python binding: tests, types, offline install
   qemu-system-x86 cpio xz-utils    # the qemu backend: the emulator, and its guest (busybox-static above, a kernel .deb)
   e2fsprogs                        # ...and mke2fs -d, which copies a root filesystem directory into a disk image

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Docker backend benchmark. Usage: bench/docker/run.sh [BUILD_DIR] [-n N]
+# (SBIO_BENCH_QUICK=1: one run per cell, to check that it works)
 #
 # Starts a private engine (tests/docker/engine.sh; set SBIO_TEST_DOCKER_HOST
 # to use an existing one), builds the benchmark client against BUILD_DIR
@@ -27,7 +28,11 @@ trap cleanup EXIT
 "$root/tests/docker/engine.sh" start "$state"
 host=$(sed -n 's/^host=//p' "$state/state")
 image=$(sed -n 's/^image=//p' "$state/state")
-[ -n "$host" ] || { echo "run.sh: no engine: $(cat "$state/state")" >&2; exit 1; }
+if [ -z "$host" ]; then
+  # No engine on this machine (engine.sh says why): nothing to measure.
+  echo "Docker rows skipped: $(sed -n 's/^skip=//p' "$state/state")"
+  exit 0
+fi
 # sandboxio.h includes the generated sandboxio/version.h of the build tree.
 cc -O2 -Wall -I"$root/core/include" -I"$build/include" "$here/sbio_bench.c" -o "$work/sbio_bench" -L"$build/lib" -lsandboxio \
   -Wl,-rpath,"$build/lib" -lpthread
@@ -41,5 +46,8 @@ backends:
       pull: never
 YAML
 export SBIO_BACKEND_PATH= SBIO_CONFIG=
+# SBIO_BENCH_QUICK=1 (bench/lib/common.sh): one run per cell, small sizes.
+quick=()
+[ "${SBIO_BENCH_QUICK:-0}" = 1 ] && quick=(-n 1 --bytes 1048576 --concurrent 2)
 /usr/bin/python3 "$here/bench.py" --host "$host" --image "$image" --sbio "$build/bin/sbio" \
-  --sbio-bench "$work/sbio_bench" --config "$work/config.yaml" "$@"
+  --sbio-bench "$work/sbio_bench" --config "$work/config.yaml" "$@" "${quick[@]}"
