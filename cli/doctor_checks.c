@@ -105,9 +105,12 @@ static int add_freshness(doctor_state *st, cJSON *o, const sbio_backend_info *b,
   return 0;
 }
 
-/* {VAR: set?}; returns how many required ones are missing (-1 on OOM),
- * reported as problems when the backend is in use. */
-static int add_credentials(doctor_state *st, cJSON *o, const char *name, int in_use) {
+/* {VAR: set?}: the first-party table, then every variable the backend's
+ * note declares (names only, never values); returns how many required
+ * ones are missing (-1 on OOM), reported as problems when the backend is
+ * in use. A declared variable outside the table is informational: whether
+ * the backend needs it is its own business. */
+static int add_credentials(doctor_state *st, cJSON *o, const sbio_backend_info *b, const char *name, int in_use) {
   cJSON *creds = cJSON_AddObjectToObject(o, "credentials");
   if (!creds) return -1;
   int missing = 0;
@@ -122,6 +125,12 @@ static int add_credentials(doctor_state *st, cJSON *o, const char *name, int in_
       doctor_problem(st, name, what, credentials[i].fix);
       missing++;
     }
+  }
+  for (size_t i = 0; i < sbio_backend_info_credential_count(b); i++) {
+    const char *var = sbio_backend_info_credential_var(b, i);
+    if (!var || cJSON_GetObjectItemCaseSensitive(creds, var)) continue;
+    const char *v = getenv(var);
+    if (!cJSON_AddBoolToObject(creds, var, v && v[0])) return -1;
   }
   return missing;
 }
@@ -176,7 +185,7 @@ cJSON *doctor_check_backend(doctor_state *st, sbio_host *host, const sbio_backen
       !cli_json_add_string_or_null(o, "reason", reason) || add_freshness(st, o, b, name) != 0)
     goto oom;
   int checked = status == SBIO_BACKEND_AVAILABLE || status == SBIO_BACKEND_LOADED;
-  int missing = add_credentials(st, o, name, checked);
+  int missing = add_credentials(st, o, b, name, checked);
   if (missing < 0) goto oom;
   int r = 0;
   if (status == SBIO_BACKEND_SHADOWED) {

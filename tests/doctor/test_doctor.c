@@ -133,6 +133,24 @@ static void test_unreachable_docker(void **state) {
 
 /* Credentials are reported by name, set or unset, never by value; cloud
  * backends are asked only with --probe. */
+/* A backend's declared credential variables (its note, ABI 1.4) are
+ * listed by name with whether they are set, even when no first-party
+ * table knows them; their values appear nowhere. The fake declares
+ * SBIO_FAKE_TOKEN. */
+static void test_declared_credentials_are_listed_by_name(void **state) {
+  (void)state;
+  h_result r;
+  doctor(&r, NULL, ENV("SBIO_FAKE_TOKEN=fk-canary-value-9921"), ARGS("--json"));
+  assert_false(h_contains(r.out, r.out_len, "fk-canary"));
+  assert_false(h_contains(r.err, r.err_len, "fk-canary"));
+  cJSON *doc = h_json(&r);
+  const cJSON *f = backend(doc, "fake");
+  if (!f) skip(); /* the fake is not on this search path */
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(f, "credentials"), "SBIO_FAKE_TOKEN")));
+  cJSON_Delete(doc);
+  h_result_free(&r);
+}
+
 static void test_cloud_credentials_and_probe(void **state) {
   (void)state;
   char *cfg = config_with("e2b.yaml", "backends: {e2b: {enabled: true}}\n");
@@ -352,6 +370,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_healthy),
       cmocka_unit_test(test_unreachable_docker),
+      cmocka_unit_test(test_declared_credentials_are_listed_by_name),
       cmocka_unit_test(test_cloud_credentials_and_probe),
       cmocka_unit_test(test_broken_config),
       cmocka_unit_test(test_refused_backend),
