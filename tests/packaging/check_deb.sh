@@ -118,6 +118,10 @@ if [ -n "$(deb python3-sandboxio)" ]; then
   field python3-sandboxio Depends | quiet_grep 'libsandboxio0 (>= ' || fail "python3-sandboxio does not depend on libsandboxio0"
   contents python3-sandboxio | quiet_grep -x ./usr/lib/python3/dist-packages/sandboxio/__init__.py ||
     fail "python3-sandboxio has no sandboxio package: $(contents python3-sandboxio)"
+  contents python3-sandboxio | quiet_grep -x ./usr/lib/python3/dist-packages/sandboxio/py.typed ||
+    fail "python3-sandboxio has no py.typed"
+  # dh_auto_test ran the binding's tests on the fake backend, with the built library.
+  quiet_grep -E '^[0-9]+ passed' "$work/build.log" || fail "the Python binding's tests did not run in the build"
 fi
 for f in ./usr/bin/sbio ./usr/share/man/man1/sbio.1.gz; do
   contents sandboxio | quiet_grep -x "$f" || fail "sandboxio has no $f"
