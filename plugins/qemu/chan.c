@@ -177,6 +177,29 @@ int sbio__qm_chan_send(qm_sandbox *sb, uint8_t type, uint32_t id, const sbio_bk_
   return ok ? 0 : -1;
 }
 
+/* The last line of the guest's console (what the agent says before it
+ * powers off), as printable text of at most size-1 bytes: it comes from
+ * the guest, so it is bounded and stripped of control characters. */
+static void console_tail(const qm_sandbox *sb, char *out, size_t size) {
+  char path[3200], buf[512];
+  out[0] = '\0';
+  snprintf(path, sizeof path, "%s/console.log", sb->dir);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  off_t end = lseek(fd, 0, SEEK_END);
+  off_t from = end > (off_t)sizeof buf - 1 ? end - (off_t)sizeof buf + 1 : 0;
+  ssize_t n = pread(fd, buf, sizeof buf - 1, from);
+  close(fd);
+  if (n <= 0) return;
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
+  buf[n] = '\0';
+  char *line = strrchr(buf, '\n');
+  line = line ? line + 1 : buf;
+  size_t k = 0;
+  for (const char *p = line; *p && k + 1 < size; p++) out[k++] = ((unsigned char)*p < 0x20 || *p == 0x7f) ? ' ' : *p;
+  out[k] = '\0';
+}
+
 int sbio__qm_chan_ready(qm_sandbox *sb, const sbio_bk_call *call, sbio_bk_error *err) {
   int fl = fcntl(sb->fd, F_GETFL);
   if (fl >= 0) fcntl(sb->fd, F_SETFL, fl | O_NONBLOCK);
@@ -203,10 +226,11 @@ int sbio__qm_chan_ready(qm_sandbox *sb, const sbio_bk_call *call, sbio_bk_error 
     struct pollfd pfd = {.fd = sb->fd, .events = POLLIN};
     int ms = left / 1000000 < SLICE_MS ? (int)(left / 1000000) + 1 : SLICE_MS;
     if (poll(&pfd, 1, ms) > 0 && receive(sb) < 0) {
-      int status;
-      (void)status;
+      char tail[200];
+      console_tail(sb, tail, sizeof tail);
       return sbio_sdk_error(err, SBIO_E_CREATE, "see the guest's console.log in the state directory",
-                            "qemu: the VM ended before its agent was ready");
+                            "qemu: the VM ended before its agent was ready%s%s", tail[0] ? "; its console: " : "",
+                            tail);
     }
   }
 }

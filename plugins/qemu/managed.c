@@ -81,14 +81,12 @@ int sbio__qm_op_kill_managed(void *instance, const char *id, const sbio_bk_call 
   if (!valid_id(id)) return SBIO_OK; /* not a name this backend gives: nothing of ours */
   char dir[3200];
   snprintf(dir, sizeof dir, "%s/%s", inst->settings.state_dir, id);
-  int was_running = sbio__qm_vm_running(dir);
   DIR *d = opendir(dir);
-  if (!d) return SBIO_OK;
+  if (!d) return SBIO_OK; /* already gone */
   closedir(d);
-  int k = 0;
-  sbio__qm_kill_vm_dir(dir, &k);
-  /* A stopped VM's directory removed counts as removed. */
+  int running = 0;
+  sbio__qm_kill_vm_dir(dir, &running);
+  /* Removed, whether its QEMU still ran (killed) or had stopped. */
   *killed = 1;
-  (void)was_running;
   return SBIO_OK;
 }
