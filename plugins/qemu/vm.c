@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -27,6 +28,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The largest console.log and qemu.log may grow: the guest writes the
+ * console, and a guest must not fill the host's disk. */
+#define QM_LOG_MAX_BYTES (1 << 20)
 
 /* After the guest's own deadline: how long the host-side watchdog waits
  * before it kills QEMU outright (the guest powers itself off first). */
@@ -211,6 +216,12 @@ static void stop_vm(qm_sandbox *sb) {
 /* The child side of the fork: only async-signal-safe calls from here on. */
 static void child(const char *qemu, char *const argv[], int logfd, int status_w, double deadline_s) {
   setsid();
+  /* Every file QEMU writes (the guest's console, its own log) stops at
+   * QM_LOG_MAX_BYTES: past it writes fail (EFBIG) instead of raising
+   * SIGXFSZ, which is ignored across the exec. */
+  struct rlimit fsize = {QM_LOG_MAX_BYTES, QM_LOG_MAX_BYTES};
+  setrlimit(RLIMIT_FSIZE, &fsize);
+  signal(SIGXFSZ, SIG_IGN);
   int devnull = open("/dev/null", O_RDONLY);
   if (devnull >= 0) dup2(devnull, 0);
   dup2(logfd, 1);

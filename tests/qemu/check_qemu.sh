@@ -3,7 +3,7 @@
 # The qemu backend end to end, under TCG (the CI machine has no hardware
 # virtualisation: its /dev/kvm is kvm_pvm). One case per invocation:
 #   check_qemu.sh CASE SBIO BACKEND_DIR GUEST_DIR WORK_DIR
-# CASE: run, lo, deadline, backstop, reap, refusal, rootfs. Each case uses its own
+# CASE: run, lo, console, deadline, backstop, reap, refusal, rootfs. Each case uses its own
 # state directory and configuration under WORK_DIR/CASE.
 set -euo pipefail
 case_name=$1 sbio=$2 backends=$3 guest=$4 work=$5/$1
@@ -71,6 +71,22 @@ run)
 lo)
   out=$(run run --backend qemu:// --shell -- 'ls /sys/class/net; cat /proc/net/dev | tail -n +3 | cut -d: -f1' 2> /dev/null)
   [ "$(echo "$out" | tr -d ' ' | sort -u)" = lo ] || fail "interfaces in the guest: $out"
+  ;;
+console)
+  # A guest that floods its console fills at most 1 MiB of the host's disk
+  # (console.log), and its VM keeps running.
+  SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" run --backend qemu:// --timeout 120 --shell -- \
+    'head -c 1200000 /dev/zero | tr "\0" x > /dev/console; echo flooded; sleep 100' > "$work/out" 2> /dev/null &
+  creator=$!
+  for _ in $(seq 1 900); do grep -q flooded "$work/out" && break; sleep 0.1; done
+  grep -q flooded "$work/out" || fail "the flood did not finish in 90 s"
+  size=$(stat -c %s "$state"/qm-*/console.log)
+  [ "$size" -le 1048576 ] || fail "console.log grew to $size bytes"
+  [ "$size" -ge 1000000 ] || fail "console.log has only $size bytes: the flood did not reach it"
+  alive "$(qemu_pid)" || fail "QEMU died of its guest's console flood"
+  kill -9 "$creator"
+  wait "$creator" 2>/dev/null || true
+  SBIO_CONFIG=$work/tcg.yaml "$sbio" --backend-path "$backends" reap --backend qemu --kill > /dev/null
   ;;
 deadline)
   # The command outlives --timeout: it is killed, sbio fails, nothing is left.
