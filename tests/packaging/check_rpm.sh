@@ -94,6 +94,14 @@ for f in /usr/bin/sbio-conformance /usr/include/sandboxio/version.h /usr/lib64/p
   rpm -qlp "$(rpm_of sandboxio-devel)" | quiet_grep -x "$f" || fail "sandboxio-devel has no $f"
 done
 rpm -qlp "$(rpm_of sandboxio)" | quiet_grep '^/usr/libexec/sandboxio/sbio-' || fail "sandboxio has no libexec commands"
+# The Python package: Fedora's site-packages, and the library required by
+# hand (ctypes loads it where rpm's generators cannot see).
+py=$(ls "$work"/top/RPMS/noarch/python3-sandboxio-"$version"-*.rpm 2>/dev/null || true)
+if [ -n "$py" ]; then
+  rpm -qlp "$py" | quiet_grep -x '/usr/lib/python3\.[0-9]*/site-packages/sandboxio/__init__\.py' ||
+    fail "python3-sandboxio is not in Fedora's site-packages: $(rpm -qlp "$py")"
+  rpm -qp --requires "$py" | quiet_grep "^sandboxio-libs = $version-" || fail "python3-sandboxio does not require sandboxio-libs"
+fi
 
 step "rpmlint: each finding is one packaging/README.md says does not apply"
 # The documented findings: | `tag` | packages (globs, or "spec") | why |
