@@ -168,8 +168,10 @@ static sbio_code run_in_new_sandbox(sbio_host *host, const struct sbio_create_op
     rc = sbio__error_set(err, SBIO_E_CANCELLED, NULL, "the run was cancelled; sandbox %s:%s is destroyed",
                          sb->backend->name, sb->id);
   }
-  sbio_code closed = sbio_sandbox_close(sb, rc == SBIO_OK ? err : NULL);
-  return rc != SBIO_OK ? rc : closed;
+  /* A teardown that fails is logged with the sandbox id (for `sbio reap
+   * --kill`), as sbio_run promises; the command's own outcome stands. */
+  sbio_sandbox_close(sb, NULL);
+  return rc;
 }
 
 /* -------------------------------------------------------------- common */

@@ -100,6 +100,24 @@ static void test_version_and_fake_run_load_no_libcurl(void **state) {
   free(cfg);
 }
 
+/* A teardown that fails does not replace the command's status: the run
+ * exits with it, and stderr names the sandbox for `sbio reap --kill`. */
+static void test_failed_teardown_keeps_the_status_and_names_the_sandbox(void **state) {
+  (void)state;
+  char *cfg = h_write("kill-fails.yaml", "backends:\n"
+                                         "  fake:\n"
+                                         "    settings:\n"
+                                         "      simulate: {kill_fails: provider said 500}\n");
+  h_result r;
+  H_RUN(&r, NULL, "--config", cfg, "run", "--", "sh", "-c", "echo done; exit 4");
+  H_ASSERT_STATUS(&r, 4);
+  assert_string_equal(r.out, "done\n");
+  assert_true(h_contains(r.err, r.err_len, "may still exist"));
+  assert_true(h_contains(r.err, r.err_len, "sbio reap --kill"));
+  h_result_free(&r);
+  free(cfg);
+}
+
 static void test_run_passes_the_exit_status_through(void **state) {
   (void)state;
   char *cfg = empty_config();
@@ -591,6 +609,7 @@ int main(void) {
       cmocka_unit_test(test_run_echo_streams_stdout_and_says_fake_once),
       cmocka_unit_test(test_run_passes_the_exit_status_through),
       cmocka_unit_test(test_version_and_fake_run_load_no_libcurl),
+      cmocka_unit_test(test_failed_teardown_keeps_the_status_and_names_the_sandbox),
       cmocka_unit_test(test_run_passes_stderr_through),
       cmocka_unit_test(test_run_shell_runs_one_script),
       cmocka_unit_test(test_run_env_reaches_the_command),
