@@ -6,6 +6,7 @@
  * State directory <state_dir>/<id>/: meta.json (what `sbio reap` lists),
  * pid, agent.sock (the channel), console.log (the guest's serial console),
  * qemu.log (QEMU's own stderr). */
+#include "cmdline.h"
 #include "qm.h"
 #include "rootfs.h"
 
@@ -317,59 +318,26 @@ static int spawn(qm_sandbox *sb, const sbio_bk_create_req *req, double timeout_s
   int64_t mem = req->memory_mb > 0 ? req->memory_mb : inst->settings.memory_mb;
   long cpus = req->cpu > 0 ? (long)ceil(req->cpu) : (long)inst->settings.cpus;
   int64_t disk = req->disk_mb > 0 ? req->disk_mb : mem / 2;
-  int kvm = !strcmp(sb->mechanism, "kvm");
-  char m[32], smp[32], append[512], chardev[3200], serial[3200], name[64];
-  snprintf(m, sizeof m, "%lld", (long long)mem);
-  snprintf(smp, sizeof smp, "%ld", cpus);
-  /* The guest powers itself off at its deadline (agent), measured from
-   * its boot; quiet keeps the serial console short. */
-  char tsc[48] = "";
-  /* Under TCG the microvm guest cannot calibrate its TSC and hangs
-   * without being told its rate. */
-  if (!kvm) snprintf(tsc, sizeof tsc, " tsc_early_khz=%ld", inst->tsc_khz);
-  snprintf(append, sizeof append, "console=ttyS0 panic=-1 quiet loglevel=3%s sbio.deadline_ms=%lld sbio.disk_mb=%lld%s",
-           tsc, (long long)(timeout_s * 1000), (long long)disk, rootfs ? " sbio.rootfs=1" : "");
-  char drive[3200];
-  snprintf(drive, sizeof drive, "file=%s/rootfs.img,format=raw,if=none,readonly=on,id=rootfs", sb->dir);
-  snprintf(chardev, sizeof chardev, "socket,id=agent,path=%s/agent.sock,server=on,wait=off", sb->dir);
-  snprintf(serial, sizeof serial, "file:%s/console.log", sb->dir);
-  snprintf(name, sizeof name, "sbio-%s", sb->id);
   struct sockaddr_un sa;
   if (strlen(sb->dir) + sizeof "/agent.sock" > sizeof sa.sun_path)
     return sbio_sdk_error(err, SBIO_E_CONFIG, "set a shorter state_dir in the qemu settings",
                           "qemu: the state directory %.200s is too long for a unix socket path", sb->dir);
-  const char *argv[64];
-  int n = 0;
-  argv[n++] = qemu;
-  argv[n++] = "-name", argv[n++] = name;
-  /* QEMU's own seccomp filter (its security guide recommends it): no
-   * obsolete system calls, no privilege changes, no new processes, no
-   * scheduler or affinity changes. A QEMU without seccomp fails here,
-   * and the create with it. */
-  argv[n++] = "-sandbox", argv[n++] = "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny";
-  /* microvm keeps its ACPI: Debian kernels find virtio-mmio only through it. */
-  argv[n++] = "-M", argv[n++] = "microvm";
-  argv[n++] = "-accel", argv[n++] = kvm ? "kvm" : "tcg";
-  if (kvm) argv[n++] = "-cpu", argv[n++] = "host";
-  argv[n++] = "-m", argv[n++] = m;
-  argv[n++] = "-smp", argv[n++] = smp;
-  argv[n++] = "-nodefaults", argv[n++] = "-no-user-config", argv[n++] = "-no-reboot";
-  argv[n++] = "-display", argv[n++] = "none", argv[n++] = "-monitor", argv[n++] = "none";
-  /* No network device at all: the guest has only lo. */
-  argv[n++] = "-nic", argv[n++] = "none";
-  argv[n++] = "-serial", argv[n++] = serial;
-  argv[n++] = "-kernel", argv[n++] = inst->kernel;
-  argv[n++] = "-initrd", argv[n++] = inst->initrd;
-  argv[n++] = "-append", argv[n++] = append;
-  argv[n++] = "-chardev", argv[n++] = chardev;
-  argv[n++] = "-device", argv[n++] = "virtio-serial-device";
-  argv[n++] = "-device", argv[n++] = "virtserialport,chardev=agent,name=sbio.agent";
-  if (rootfs) {
-    /* The copy of the root filesystem, read-only to the guest. */
-    argv[n++] = "-drive", argv[n++] = drive;
-    argv[n++] = "-device", argv[n++] = "virtio-blk-device,drive=rootfs";
-  }
-  argv[n] = NULL;
+  qm_vm_params p = {.qemu = qemu,
+                    .kernel = inst->kernel,
+                    .initrd = inst->initrd,
+                    .dir = sb->dir,
+                    .id = sb->id,
+                    .kvm = !strcmp(sb->mechanism, "kvm"),
+                    .tsc_khz = inst->tsc_khz,
+                    .memory_mb = mem,
+                    .cpus = cpus,
+                    .disk_mb = disk,
+                    .timeout_s = timeout_s,
+                    .rootfs = rootfs};
+  qm_cmdline *cl = malloc(sizeof *cl);
+  if (!cl) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
+  sbio__qm_cmdline(cl, &p);
+  const char **argv = cl->argv;
 
   char log[3200];
   snprintf(log, sizeof log, "%s/qemu.log", sb->dir);
@@ -377,11 +345,13 @@ static int spawn(qm_sandbox *sb, const sbio_bk_create_req *req, double timeout_s
   int st[2];
   if (logfd < 0 || pipe2(st, O_CLOEXEC) != 0) {
     if (logfd >= 0) close(logfd);
+    free(cl);
     return sbio_sdk_error(err, SBIO_E_CREATE, NULL, "qemu: cannot prepare %s: %s", sb->dir, strerror(errno));
   }
   pid_t pid = fork();
   if (pid == 0) child(qemu, (char *const *)argv, logfd, st[1], timeout_s + QM_WATCHDOG_GRACE_S);
   int fork_errno = errno;
+  free(cl);
   close(logfd);
   close(st[1]);
   if (pid < 0) {
