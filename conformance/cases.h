@@ -33,6 +33,7 @@ void kit_lifecycle_labels_propagate(kit_case *c);
 
 /* cases_exec.c */
 void kit_exec_exit_codes(kit_case *c);
+void kit_exec_missing_program(kit_case *c);
 void kit_exec_stdout_stderr_separate(kit_case *c);
 void kit_exec_stderr_not_lost(kit_case *c);
 void kit_exec_env_injected(kit_case *c);

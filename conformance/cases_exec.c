@@ -20,6 +20,34 @@ void kit_exec_exit_codes(kit_case *c) {
   kit_note(c, "exit 3 and exit 0 came back as data");
 }
 
+/* A program that does not exist is what a shell makes of it: exit code
+ * 127 as data (no error), and a message naming it where the caller reads
+ * errors (stderr, or the one output stream of a backend without
+ * separate_stderr). Both a name not on PATH and an absolute path. */
+void kit_exec_missing_program(kit_case *c) {
+  sbio_sandbox *sb = kit_create_ok(c, NULL, "create");
+  if (!sb) return;
+  int separate = (sbio_sandbox_capabilities(sb) & SBIO_CAP_SEPARATE_STDERR) != 0;
+  const char *name = kit_probe_name(c, "no-such-program");
+  const char *programs[] = {name, kit_fmt(c, "/%s/program", name)};
+  for (size_t i = 0; i < 2; i++) {
+    const char *argv[] = {programs[i], NULL};
+    kit_run *r = kit_exec(c, sb, argv, NULL, 0);
+    if (!kit_run_ok(c, r, kit_fmt(c, "running the missing program %s (exit 127 is data, not an error)", programs[i])))
+      return;
+    if (r->exit_code != 127)
+      kit_fail(c, "the missing program %s reported exit %d, not 127 (stdout %s, stderr %s)", programs[i], r->exit_code,
+               kit_quote(c, r->out, r->out_len), kit_quote(c, r->errout, r->err_len));
+    int in_err = r->err_len && memmem(r->errout, r->err_len, name, strlen(name)) != NULL;
+    int in_out = r->out_len && memmem(r->out, r->out_len, name, strlen(name)) != NULL;
+    if (!(in_err || (!separate && in_out)))
+      kit_fail(c, "nothing on %s names the missing program %s (stdout %s, stderr %s)",
+               separate ? "stderr" : "the output", programs[i], kit_quote(c, r->out, r->out_len),
+               kit_quote(c, r->errout, r->err_len));
+  }
+  if (!kit_failed(c)) kit_note(c, "exit 127 and a message naming it, for a name and for a path");
+}
+
 void kit_exec_stdout_stderr_separate(kit_case *c) {
   sbio_sandbox *sb = kit_create_ok(c, NULL, "create");
   if (!sb) return;

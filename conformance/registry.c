@@ -67,6 +67,9 @@ static const kit_case_def cases[] = {
 
     /* exec semantics */
     {"exec.exit_codes", "17", "a non-zero exit status is data, not an error", RUN, 0, CR, kit_exec_exit_codes},
+    {"exec.missing_program_exits_127", "",
+     "a program that does not exist exits 127 with a message naming it, as in a shell", RUN, 0, CR,
+     kit_exec_missing_program},
     {"exec.stdout_stderr_separate", "18", "stdout and stderr come back separately", RUN | SBIO_CAP_SEPARATE_STDERR, 0,
      CR, kit_exec_stdout_stderr_separate},
     {"exec.stderr_not_lost", "", "what a process writes to stderr reaches the caller", RUN, 0, CR,

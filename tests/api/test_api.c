@@ -97,9 +97,8 @@ static void test_exit_codes_and_streams(void **state) {
   assert_string_equal(sbio_exec_result_stdout(r, NULL), "out\n");
   assert_string_equal(sbio_exec_result_stderr(r, NULL), "err\n");
   sbio_exec_result_free(r);
-  r = must_exec(sb, ARGV("no-such-command"), NULL);
-  assert_int_equal(sbio_exec_result_exit_code(r), 127);
-  sbio_exec_result_free(r);
+  /* A missing program (exit 127, named on stderr) is the conformance kit's
+   * exec.missing_program_exits_127, run against every backend. */
   sbio_sandbox_close(sb, NULL);
 }
 

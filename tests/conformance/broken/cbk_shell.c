@@ -240,7 +240,7 @@ static int run_words(sh *s, io *o, char **w, size_t n) {
     return status;
   }
   char msg[300];
-  snprintf(msg, sizeof msg, "cbk: command not found: %.200s\n", cmd);
+  snprintf(msg, sizeof msg, "cbk: command not found: %.200s\n", w[0]); /* as given, path and all */
   outs(s, o, 2, msg);
   return 127;
 }
