@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-import weakref
 from types import TracebackType
 from typing import Mapping, Optional, Union
 
@@ -89,7 +88,6 @@ class Sandbox:
 
     def __init__(self, handle: _Handle) -> None:
         self._h = handle
-        self._pipes: weakref.WeakSet[Pipe] = weakref.WeakSet()
         self.files = Files(handle)
 
     @property
@@ -162,7 +160,7 @@ class Sandbox:
                 sandbox_id=self._h.id,
             )
         p = Process(self._h, cmd, timeout=timeout, env=env, cwd=cwd, stdin=stdin)
-        self._pipes.add(p._pipe)
+        self._h.track(p._pipe)
         return p
 
     async def kill(self) -> None:
@@ -172,8 +170,6 @@ class Sandbox:
     async def close(self) -> None:
         """Destroys the sandbox and frees it (idempotent). Runs to the end even
         if the awaiting task is cancelled meanwhile."""
-        for pipe in list(self._pipes):
-            pipe.abandon()
         fut = _aio.start(self._h.close, "close")
         try:
             await asyncio.shield(fut)

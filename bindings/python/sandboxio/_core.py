@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from . import errors
 from ._lib import OUTPUT_FN, LOG_FN, cstr, lib, text
+from ._pipe import Pipe
 from .models import BackendInfo, Capability, ExecResult, FileInfo, IsolationTier, Mechanism, NetworkPolicy, Resources
 
 logger = logging.getLogger("sandboxio")
@@ -353,6 +354,13 @@ class _Handle:
         self.capabilities = Capability.from_bits(int(L.sbio_sandbox_capabilities(ptr)))
         self.cancellable = bool(L.sbio_sandbox_exec_cancellable(ptr))
         self._killed = False
+        # The pipes of this sandbox's streaming commands: closing abandons
+        # them, so a command blocked on a reader that is gone can end.
+        self._pipes: weakref.WeakSet[Pipe] = weakref.WeakSet()
+
+    def track(self, pipe: Pipe) -> None:
+        with self._ptr_lock:
+            self._pipes.add(pipe)
 
     @property
     def closed(self) -> bool:
@@ -467,6 +475,10 @@ class _Handle:
     def close(self) -> None:
         """Destroys the sandbox and frees the handle (idempotent). Waits for
         a call in flight to return first."""
+        with self._ptr_lock:
+            pipes = list(self._pipes)
+        for pipe in pipes:
+            pipe.abandon()
         if not self._op.acquire(blocking=False):
             # A call is in flight (a long command): end it, so close does not
             # wait for it to finish by itself.

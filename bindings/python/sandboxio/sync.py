@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 import warnings
-import weakref
 from types import TracebackType
 from typing import Mapping, Optional, Union
 
@@ -72,7 +71,6 @@ class Sandbox:
 
     def __init__(self, handle: _Handle) -> None:
         self._h = handle
-        self._pipes: weakref.WeakSet[Pipe] = weakref.WeakSet()
         self.files = Files(handle)
 
     @property
@@ -130,15 +128,13 @@ class Sandbox:
                 sandbox_id=self._h.id,
             )
         p = Process(self._h, cmd, timeout=timeout, env=env, cwd=cwd, stdin=stdin)
-        self._pipes.add(p._pipe)
+        self._h.track(p._pipe)
         return p
 
     def kill(self) -> None:
         self._h.kill()
 
     def close(self) -> None:
-        for pipe in list(self._pipes):
-            pipe.abandon()
         self._h.close()
 
     def __enter__(self) -> Sandbox:

@@ -159,6 +159,22 @@ async def test_no_callback_after_close(monkeypatch: pytest.MonkeyPatch, fake: Fa
     assert fake.ops("kill") == ["kill fake-0001"]
 
 
+async def test_closing_the_host_ends_an_unread_stream(make_fake: Callable[..., Fake]) -> None:
+    # The command is blocked on back-pressure (nobody reads); closing the
+    # host must abandon its pipe, or the close would wait for ever.
+    fake = make_fake()
+    sb = await sandboxio.create("fake://", host=fake.host)
+    p = sb.stream(["seq", "1", "100000000"])
+    await p.__aenter__()
+    while p._pipe._bytes < _pipe.LIMIT:
+        await asyncio.sleep(0.01)
+    loop = asyncio.get_running_loop()
+    await asyncio.wait_for(loop.run_in_executor(None, fake.host.close), timeout=60)
+    assert sb.closed
+    await p.__aexit__(None, None, None)
+    assert fake.ops("kill") == ["kill fake-0001"]
+
+
 async def test_buffered_output_is_bounded(monkeypatch: pytest.MonkeyPatch, fake: Fake) -> None:
     peak = 0
     real_put = _pipe.Pipe.put
