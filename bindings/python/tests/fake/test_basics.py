@@ -56,6 +56,27 @@ def test_an_older_library_is_refused_with_its_version() -> None:
     assert "is libsandboxio 0.0.1; this binding needs 0.1.0 or newer" in r.stderr
 
 
+def test_a_library_next_to_the_package_is_found(tmp_path: Path) -> None:
+    # A vendored copy: the package with libsandboxio.so.0 beside it, no SBIO_LIBRARY.
+    import shutil
+
+    pkg = Path(sandboxio.__file__).parent
+    shutil.copytree(pkg, tmp_path / "sandboxio", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "sandboxio" / "libsandboxio.so.0").symlink_to(os.path.realpath(os.environ["SBIO_LIBRARY"]))
+    env = {k: v for k, v in os.environ.items() if k not in ("SBIO_LIBRARY", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(tmp_path)
+    code = (
+        "import sandboxio, sandboxio._lib as l; "
+        "print(l._candidates()[0][0]); print(sandboxio.__file__); print(sandboxio.library_version())"
+    )
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    where, path, version = r.stdout.splitlines()
+    assert where == "next to the package"
+    assert path == str(tmp_path / "sandboxio" / "__init__.py")
+    assert version == sandboxio.library_version()
+
+
 def test_library_version_is_the_loaded_one() -> None:
     assert sandboxio.library_version() == text(lib().sbio_version())
     assert sandboxio.library_version().count(".") == 2
