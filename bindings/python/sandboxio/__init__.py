@@ -19,7 +19,7 @@ The blocking twin of every member is in ``sandboxio.sync``.
 
 from __future__ import annotations
 
-from ._api import DEFAULT_TIMEOUT, KILLED_EXIT, Files, Process, Sandbox, backends, create
+from ._api import DEFAULT_TIMEOUT, KILLED_EXIT, Files, Process, Sandbox, backends, connect, create
 from ._core import Host, default_host, set_default_host
 from ._lib import LibraryNotFound
 from .errors import (
@@ -112,6 +112,7 @@ __all__ = [
     "SandboxTimeout",
     "SandboxWarning",
     "backends",
+    "connect",
     "create",
     "default_host",
     "library_version",

@@ -76,6 +76,34 @@ async def create(
     return Sandbox(handle)
 
 
+async def connect(
+    target: str,
+    sandbox_id: str,
+    *,
+    require_isolation: Optional[IsolationTier] = None,
+    host: Optional[Host] = None,
+) -> Sandbox:
+    """Re-attaches to a live sandbox this project manages ("docker://" or
+    "docker", and its id); never creates one. The fleet floor and
+    `require_isolation` are checked against the mechanism the backend reports
+    for it before a handle is returned; an unknown or dead id is a
+    ConnectError. Closing the result destroys the sandbox, as for one created."""
+
+    def work() -> _Handle:
+        h = host if host is not None else default_host()
+        return h.connect_handle(target, sandbox_id, require_isolation=require_isolation)
+
+    fut = _aio.start(work, "connect")
+    try:
+        handle = await asyncio.shield(fut)
+    except asyncio.CancelledError:
+        await _aio.finish(fut)
+        if not fut.cancelled() and fut.exception() is None:
+            await _aio.finish(_aio.start(fut.result().close, "close"))
+        raise
+    return Sandbox(handle)
+
+
 async def backends(host: Optional[Host] = None) -> list[BackendInfo]:
     """Every backend the library found, with its tier, claimed tier, sources
     and why it is refused or UNKNOWN."""

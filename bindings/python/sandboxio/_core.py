@@ -295,6 +295,42 @@ class Host:
         finally:
             L.sbio_create_options_free(opts)
 
+    def connect_handle(
+        self, target: str, sandbox_id: str, *, require_isolation: Optional[IsolationTier]
+    ) -> _Handle:
+        """Re-attaches to a live sandbox this project manages (blocking); never
+        creates one. It passes the same admission gate as a create."""
+        L = lib()
+        if not isinstance(target, str) or not target:
+            raise _config_error("target must be a backend name or a target URI such as 'docker://'")
+        backend = cstr(target.split("://", 1)[0], "target")
+        sid = cstr(sandbox_id, "sandbox_id")
+        if require_isolation is not None and not isinstance(require_isolation, IsolationTier):
+            raise _config_error(
+                f"require_isolation must be an IsolationTier, not {type(require_isolation).__name__}"
+            )
+        opts = L.sbio_connect_options_new()
+        if not opts:
+            raise MemoryError("sbio_connect_options_new")
+        try:
+            if require_isolation is not None:
+                L.sbio_connect_options_require_isolation(opts, require_isolation.rank)
+            out = c_void_p()
+            ptr = self._enter()
+            try:
+                with _Error() as err:
+                    err.raise_for(L.sbio_sandbox_connect_ex(ptr, backend, sid, opts, byref(out), err.ptr))
+                if not out.value:
+                    raise errors.InternalError("sbio_sandbox_connect_ex succeeded without a sandbox")
+                handle = _Handle(self, out.value)
+                with self._lock:
+                    self._handles.add(handle)
+                return handle
+            finally:
+                self._leave()
+        finally:
+            L.sbio_connect_options_free(opts)
+
     def _enter(self) -> int:
         """Marks a long call (a create) in flight; close waits for it."""
         with self._lock:

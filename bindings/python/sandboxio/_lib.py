@@ -121,6 +121,10 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "sbio_create_options_set_timeout": (_CODE, [_P, c_double]),
     # sandbox
     "sbio_sandbox_create": (_CODE, [_P, c_char_p, _P, POINTER(_P), _P]),
+    "sbio_connect_options_new": (_P, []),
+    "sbio_connect_options_free": (None, [_P]),
+    "sbio_connect_options_require_isolation": (_CODE, [_P, c_int]),
+    "sbio_sandbox_connect_ex": (_CODE, [_P, c_char_p, c_char_p, _P, POINTER(_P), _P]),
     "sbio_sandbox_kill": (_CODE, [_P, _P]),
     "sbio_sandbox_close": (_CODE, [_P, _P]),
     "sbio_sandbox_id": (c_char_p, [_P]),

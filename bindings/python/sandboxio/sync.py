@@ -61,6 +61,18 @@ def create(
     )
 
 
+def connect(
+    target: str,
+    sandbox_id: str,
+    *,
+    require_isolation: Optional[IsolationTier] = None,
+    host: Optional[Host] = None,
+) -> Sandbox:
+    """As sandboxio.connect(), blocking."""
+    h = host if host is not None else default_host()
+    return Sandbox(h.connect_handle(target, sandbox_id, require_isolation=require_isolation))
+
+
 def backends(host: Optional[Host] = None) -> list[BackendInfo]:
     """As sandboxio.backends(), blocking."""
     return (host if host is not None else default_host()).backends()
@@ -275,4 +287,4 @@ class Process:
         self._pipe.abandon()
 
 
-__all__ = ["create", "backends", "Sandbox", "Files", "Process"]
+__all__ = ["create", "connect", "backends", "Sandbox", "Files", "Process"]

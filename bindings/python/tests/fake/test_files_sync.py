@@ -106,12 +106,33 @@ def test_every_async_member_has_a_sync_twin(name: str) -> None:
             assert _params(value) == _params(other), f"{name}.{member}: signatures differ"
 
 
-@pytest.mark.parametrize("name", ["create", "backends"])
+@pytest.mark.parametrize("name", ["create", "connect", "backends"])
 def test_module_functions_have_sync_twins(name: str) -> None:
     assert inspect.iscoroutinefunction(getattr(sandboxio, name))
     twin = getattr(sandboxio.sync, name)
     assert not inspect.iscoroutinefunction(twin)
     assert _params(getattr(sandboxio, name)) == _params(twin)
+
+
+async def test_connect_reattaches_and_never_creates(fake: Fake) -> None:
+    sb = await sandboxio.create("fake://", host=fake.host)
+    await sb.files.write("mark", b"here")
+    again = await sandboxio.connect("fake://", sb.id, host=fake.host, require_isolation=sandboxio.IsolationTier.CONTAINER)
+    assert again.id == sb.id and again.isolation is sandboxio.IsolationTier.CONTAINER
+    assert await again.files.read("mark") == b"here"
+    with pytest.raises(sandboxio.ConfigurationError):
+        await sandboxio.connect("fake", sb.id, host=fake.host, require_isolation=sandboxio.IsolationTier.MICROVM)
+    with pytest.raises(sandboxio.ConnectError):
+        await sandboxio.connect("fake", "fake-9999", host=fake.host)
+    with sandboxio.sync.connect("fake", sb.id, host=fake.host) as third:
+        assert third.run(["cat", "mark"]).stdout == "here"
+    # Closing any handle destroys the sandbox; the others then find it gone.
+    assert fake.ops("create") == ["create fake-0001"]
+    assert fake.ops("kill") == ["kill fake-0001"]
+    with pytest.raises(sandboxio.SandboxGone):
+        await again.run(["true"])
+    await again.close()
+    await sb.close()
 
 
 async def test_a_planted_credential_appears_nowhere(fake: Fake, caplog: pytest.LogCaptureFixture) -> None:
