@@ -100,13 +100,30 @@ int sbio_error_provider_status(const sbio_error *err) {
 }
 
 /* After a snprintf into buf that wanted `wanted` bytes: a text that did
- * not fit ends in "..." on a character boundary, never inside a character
- * (the message goes into JSON documents, which must be valid UTF-8). */
-static void fit(char *buf, size_t size, int wanted) {
+ * not fit ends in "..." on a character boundary, never inside a character. */
+static void cut(char *buf, size_t size, int wanted) {
   if (wanted < 0 || (size_t)wanted < size || size < 4) return;
   buf[size - 4] = '\0';
   sbio__utf8_trim_tail(buf);
   strcat(buf, "...");
+}
+
+/* cut(), then every malformed byte (a provider's message, a name) becomes
+ * U+FFFD: every text of an error is valid UTF-8, so it can go into a JSON
+ * document as it is. */
+static void fit(char *buf, size_t size, int wanted) {
+  cut(buf, size, wanted);
+  if (sbio__utf8_valid(buf)) return;
+  char *valid = sbio__utf8_valid_copy(buf);
+  if (valid) {
+    cut(buf, size, snprintf(buf, size, "%s", valid));
+    free(valid);
+    return;
+  }
+  /* Out of memory: '?' in place of each malformed byte needs no room. */
+  size_t n = strlen(buf);
+  for (size_t i = 0, len; i < n; i += len)
+    if (!(len = sbio__utf8_char_len(buf + i, n - i))) buf[i] = '?', len = 1;
 }
 
 sbio_code sbio__error_set(sbio_error *err, sbio_code code, const char *hint, const char *fmt, ...) {

@@ -118,6 +118,19 @@ static void test_long_messages_are_cut_on_a_character(void **state) {
     sbio__error_prefix(err, "%sctx", lead);
     assert_true(valid_utf8(sbio_error_message(err)));
   }
+  /* Malformed bytes anywhere (a provider's message) become U+FFFD, also
+   * where the replacement makes the text longer than its buffer. */
+  char bad[2100];
+  memset(bad, '\xff', sizeof bad - 1);
+  bad[sizeof bad - 1] = '\0';
+  sbio__error_set(err, SBIO_E_CREATE, "hint \xc3(", "quota \xff\xfe exceeded \xe2\x82");
+  assert_string_equal(sbio_error_message(err), "quota \xef\xbf\xbd\xef\xbf\xbd exceeded \xef\xbf\xbd\xef\xbf\xbd");
+  assert_string_equal(sbio_error_hint(err), "hint \xef\xbf\xbd(");
+  sbio__error_set(err, SBIO_E_CREATE, NULL, "%s", bad);
+  assert_true(valid_utf8(sbio_error_message(err)));
+  assert_true(strlen(sbio_error_message(err)) <= 2047);
+  sbio__error_set_sandbox_id(err, "id-\x80");
+  assert_string_equal(sbio_error_sandbox_id(err), "id-\xef\xbf\xbd");
   /* A backend's buffer that ends inside a character. */
   sbio_bk_error bk = {.size = sizeof bk, .code = SBIO_E_CREATE};
   bk.message[0] = 'x';
