@@ -34,9 +34,11 @@
  * console, and a guest must not fill the host's disk. */
 #define QM_LOG_MAX_BYTES (1 << 20)
 
-/* After the guest's own deadline: how long the host-side watchdog waits
- * before it kills QEMU outright (the guest powers itself off first). */
-#define QM_WATCHDOG_GRACE_S 10
+/* After the sandbox's deadline: how long the host-side watchdog waits
+ * before it kills QEMU outright. The guest powers itself off first: its
+ * deadline counts from its kernel's start, which a TCG boot on a loaded
+ * machine delays by up to about 10 s after QEMU starts. */
+#define QM_WATCHDOG_GRACE_S 30
 
 int sbio__qm_check_request(const qm_instance *inst, const sbio_bk_create_req *req, sbio_bk_error *err) {
   if (req->egress != 0 || req->n_allow)
