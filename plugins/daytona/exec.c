@@ -37,16 +37,24 @@
 #define KILLED_EXIT 137
 #define EXEC_TOKEN_VAR "SBIO_EXEC_ID"
 /* The killer of a cancelled or timed-out command, on a call of its own:
- * the most an exec lasts past its deadline (docs/backends/daytona.md). */
-#define KILL_BUDGET_S 3.0
+ * the most an exec lasts past its deadline (docs/backends/daytona.md). The
+ * killer itself is quick (a few grep runs); the budget is the margin for a
+ * loaded machine, the same as the docker and e2b backends' kill steps. */
+#define KILL_BUDGET_S 10.0
 
-/* $1 is the token. Three passes catch what forks during the first; the
- * NUL bytes of /proc/PID/environ vanish in the command substitution, which
- * leaves the token intact for the pattern. */
+/* $1 is the token. Each pass lists the processes whose environment carries
+ * it (one grep over every /proc/PID/environ, whatever the number of
+ * processes: a loop forking `cat` per process took seconds on a busy host)
+ * and SIGKILLs them; it repeats until a pass finds none, which catches what
+ * forked meanwhile and waits for the killed ones to go (a zombie's environ
+ * is empty). So exit 0 means the command is confirmed gone. Exit 2: no grep
+ * or no /proc, nothing could be checked; exit 1: something survived. */
 static const char kill_script[] =
-    "t=\"" EXEC_TOKEN_VAR "=$1\"; for pass in 1 2 3; do for d in /proc/[0-9]*; do "
-    "case \"$(cat \"$d/environ\" 2>/dev/null)\" in *\"$t\"*) kill -9 \"${d#/proc/}\" 2>/dev/null;; esac; "
-    "done; done; exit 0";
+    "t=\"" EXEC_TOKEN_VAR "=$1\"; command -v grep >/dev/null 2>&1 && [ -r /proc/self/environ ] || exit 2; "
+    "n=0; while [ \"$n\" -lt 100 ]; do "
+    "p=$(grep -l -s -F -e \"$t\" /proc/[0-9]*/environ); [ -z \"$p\" ] && exit 0; "
+    "for f in $p; do f=\"${f%/environ}\"; kill -9 \"${f#/proc/}\" 2>/dev/null; done; "
+    "n=$((n+1)); sleep 0.05 2>/dev/null; done; exit 1";
 
 static int make_token(char *out, size_t size) {
   unsigned char raw[16];
@@ -57,7 +65,8 @@ static int make_token(char *out, size_t size) {
 
 /* Kills every process of the cancelled or timed-out command, on a call of
  * its own (the exec's is cancelled or past its deadline). 0 when the killer
- * ran to its end. */
+ * confirmed that none is left, 1 when it answered otherwise, -1 when no
+ * answer came within the budget. */
 static int kill_by_token(dt_sandbox *sb, const sbio_bk_call *exec_call, const char *token) {
   sbio_bk_call budget;
   sbio_sdk_call_cleanup(&budget, exec_call, KILL_BUDGET_S);
@@ -82,7 +91,7 @@ static int kill_by_token(dt_sandbox *sb, const sbio_bk_call *exec_call, const ch
     if (sbio__dt_ok(&resp)) {
       cJSON *doc = cJSON_ParseWithLength(resp.body ? resp.body : "", resp.len);
       const cJSON *code = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "exitCode") : NULL;
-      rc = cJSON_IsNumber(code) && code->valuedouble == 0 ? 0 : -1;
+      rc = cJSON_IsNumber(code) && code->valuedouble == 0 ? 0 : 1;
       cJSON_Delete(doc);
     }
     sbio_sdk_http_response_free(&resp);
@@ -90,6 +99,13 @@ static int kill_by_token(dt_sandbox *sb, const sbio_bk_call *exec_call, const ch
   free(text);
   sbio__dt_ctx_done(&kctx);
   return rc;
+}
+
+/* Why kill_by_token() did not confirm the kill, for an error message. */
+static const char *kill_failure(int killed, char *buf, size_t size) {
+  if (killed > 0) return "could not confirm that every process of the command ended";
+  snprintf(buf, size, "did not finish within %g s", KILL_BUDGET_S);
+  return buf;
 }
 
 static char *request_body(dt_ctx *ctx, dt_sandbox *sb, const sbio_bk_exec_req *req, const sbio_bk_call *call,
@@ -189,21 +205,27 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   sbio_sdk_http_send(sb->toolbox, &hreq, &ctx.call, &resp); /* bounded by the exec's own deadline */
   int stopped = resp.outcome == SBIO_SDK_HTTP_CANCELLED || (!sbio__dt_ok(&resp) && sbio__dt_cancelled(&ctx));
   if (stopped && sbio_bk_exec_cancelled(call) && !atomic_load(&sb->killed)) {
-    /* Only this command was cancelled: kill it, keep the sandbox. */
+    /* Only this command was cancelled: kill it, keep the sandbox. SBX_E1902
+     * only once the killer confirmed that none of its processes is left. */
     *exit_code = KILLED_EXIT;
-    if (kill_by_token(sb, call, token) == 0)
+    char why[80];
+    int killed = kill_by_token(sb, call, token);
+    if (killed == 0)
       rc = sbio_sdk_error(err, SBIO_E_CANCELLED, NULL,
                           "command cancelled by its caller and killed (SIGKILL to every process of the command); "
                           "sandbox %s is still usable",
                           sb->id);
     else
       rc = sbio_sdk_error(err, SBIO_E_EXEC, "the sandbox may still run the command; kill the sandbox to be sure",
-                          "the command in sandbox %s was cancelled, but the command that kills it failed", sb->id);
+                          "the command in sandbox %s was cancelled, but the command that kills it %s", sb->id,
+                          kill_failure(killed, why, sizeof why));
   } else if (!stopped && resp.outcome == SBIO_SDK_HTTP_TIMEOUT) {
     /* The deadline came before Daytona's answer: the kill step, on its own
      * budget (the daemon's own timeout is only the backstop). */
     *exit_code = KILLED_EXIT;
-    if (kill_by_token(sb, call, token) == 0)
+    char why[80];
+    int killed = kill_by_token(sb, call, token);
+    if (killed == 0)
       rc = sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout if the command needs longer",
                           "the command in sandbox %s did not finish before its deadline and was killed "
                           "(SIGKILL to every process of the command); the sandbox is still usable",
@@ -213,8 +235,8 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
                           "the sandbox may still run the command until Daytona's own timeout; kill the sandbox to be "
                           "sure",
                           "the command in sandbox %s did not finish before its deadline, and the command that kills "
-                          "it did not finish within %g s",
-                          sb->id, KILL_BUDGET_S);
+                          "it %s",
+                          sb->id, kill_failure(killed, why, sizeof why));
   } else if (stopped) {
     /* The sandbox is being killed: the command died with it, whatever the
      * toolbox managed to answer before the connection went. */

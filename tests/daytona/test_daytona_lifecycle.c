@@ -7,9 +7,11 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *str(const cJSON *obj, const char *key) {
@@ -434,6 +436,84 @@ static void test_cancel_one_exec_kills_its_processes_keeps_the_sandbox(void **st
   dtf_close(&f);
 }
 
+/* Starts `sleep 317` cancellable, cancels it once it runs and waits for
+ * the exec to end; the pid it had on this machine, or 0. */
+static pid_t cancel_running_sleep(sbio_sandbox *sb, cancel_job *j) {
+  sbio_cancel *token = sbio_cancel_new();
+  sbio_exec_options *eo = sbio_exec_options_new();
+  sbio_exec_options_set_timeout(eo, 120);
+  sbio_exec_options_set_cancel(eo, token);
+  *j = (cancel_job){.sb = sb, .opts = eo};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, run_cancellable, j), 0);
+  static const char argv[] = "sleep\0"
+                             "317";
+  pid_t pid = 0;
+  for (int tries = 0; !(pid = host_process(argv, sizeof argv)); tries++) {
+    assert_true(tries < 1000); /* 20 s: a safety net, not a timing */
+    usleep(20 * 1000);
+  }
+  sbio_cancel_request(token);
+  pthread_join(t, NULL);
+  sbio_exec_options_free(eo);
+  sbio_cancel_free(token);
+  return pid;
+}
+
+/* A kill step that takes seconds (a loaded machine: here the emulator
+ * holds the killer's request 4 s) still confirms the kill: SBX_E1902, not
+ * "the command that kills it failed" (the kill step had 3 s). */
+static void test_cancel_survives_a_slow_kill_step(void **state) {
+  (void)state;
+  dtf f;
+  dtf_open(&f, "cancelslow", NULL, NULL, NULL);
+  sbio_sandbox *sb = dtf_create(&f, NULL, NULL);
+  /* The command is the first process/execute, its killer the second. */
+  dtf_org(&f, "{\"faults\":[{\"match\":\"toolbox POST /process/execute\",\"skip\":1,\"delay\":4}]}");
+  cancel_job j;
+  pid_t pid = cancel_running_sleep(sb, &j);
+  assert_int_equal(j.rc, SBIO_E_CANCELLED);
+  assert_int_equal(j.exit_code, 137);
+  for (int tries = 0; !process_ended(pid); tries++) {
+    assert_true(tries < 500);
+    usleep(20 * 1000);
+  }
+  sbio_sandbox_close(sb, NULL);
+  dtf_close(&f);
+}
+
+/* The killer's cost does not grow with the number of processes: with a few
+ * hundred more on the machine (the emulator's sandboxes share this one's
+ * process table; a killer forking `cat` for each took longer than its
+ * budget) the cancelled command is still confirmed killed. */
+static void test_cancel_in_a_crowded_process_table(void **state) {
+  (void)state;
+  enum { CROWD = 300 };
+  pid_t crowd[CROWD];
+  for (int i = 0; i < CROWD; i++) {
+    crowd[i] = fork();
+    assert_true(crowd[i] >= 0);
+    if (crowd[i] == 0) {
+      for (;;) pause(); /* killed below */
+    }
+  }
+  dtf f;
+  dtf_open(&f, "cancelcrowd", NULL, NULL, NULL);
+  sbio_sandbox *sb = dtf_create(&f, NULL, NULL);
+  cancel_job j;
+  pid_t pid = cancel_running_sleep(sb, &j);
+  for (int i = 0; i < CROWD; i++) kill(crowd[i], SIGKILL);
+  for (int i = 0; i < CROWD; i++) waitpid(crowd[i], NULL, 0);
+  assert_int_equal(j.rc, SBIO_E_CANCELLED);
+  assert_int_equal(j.exit_code, 137);
+  for (int tries = 0; !process_ended(pid); tries++) {
+    assert_true(tries < 500);
+    usleep(20 * 1000);
+  }
+  sbio_sandbox_close(sb, NULL);
+  dtf_close(&f);
+}
+
 static void test_connect_to_managed_sandboxes_only(void **state) {
   (void)state;
   dtf f;
@@ -598,6 +678,8 @@ int main(void) {
       cmocka_unit_test(test_kill_is_idempotent_and_ends_use),
       cmocka_unit_test(test_kill_from_another_thread_ends_a_running_exec),
       cmocka_unit_test(test_cancel_one_exec_kills_its_processes_keeps_the_sandbox),
+      cmocka_unit_test(test_cancel_survives_a_slow_kill_step),
+      cmocka_unit_test(test_cancel_in_a_crowded_process_table),
       cmocka_unit_test(test_connect_to_managed_sandboxes_only),
       cmocka_unit_test(test_network_policy_in_daytonas_own_fields),
       cmocka_unit_test(test_requests_daytona_cannot_honour_are_refused_before_anything_exists),
