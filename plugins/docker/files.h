@@ -20,6 +20,9 @@ int sbio__dk_stat(dk_sandbox *sb, const char *abs, const sbio_bk_call *call, dk_
  * another 404 is SBIO_E_PATH_NOT_FOUND naming `abs`, the rest SBIO_E_FS. */
 int sbio__dk_archive_fail(dk_sandbox *sb, const sbio_sdk_http_response *resp, const char *abs, const char *what,
                           sbio_bk_error *err);
+/* SBIO_OK once libarchive is loaded (archive_load.h), or SBIO_E_FS saying
+ * why it cannot be: the tar-based operations check it first. */
+int sbio__dk_archive_ready(sbio_bk_error *err);
 /* Runs argv in the sandbox (no shell), collecting stdout (at most `cap`
  * bytes) and stderr; exit code into *status. */
 int sbio__dk_run_capture(dk_sandbox *sb, const char *const *argv, size_t argc, const sbio_bk_call *call, size_t cap,

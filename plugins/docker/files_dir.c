@@ -211,7 +211,8 @@ int sbio__dk_op_file_mkdir(void *sandbox, const char *path, int parents, const s
   }
   unsigned char *tar = NULL;
   size_t tar_len = 0;
-  if (n != missing || sbio__dk_tar_dirs((const char *const *)names, n, &tar, &tar_len) != 0)
+  if (rc == SBIO_OK) rc = sbio__dk_archive_ready(err);
+  if (rc == SBIO_OK && (n != missing || sbio__dk_tar_dirs((const char *const *)names, n, &tar, &tar_len) != 0))
     rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "docker: could not build the tar for mkdir");
   for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);

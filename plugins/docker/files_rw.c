@@ -5,12 +5,11 @@
  * buffer between a tar header and the end blocks. */
 #include "files.h"
 
+#include "archive_load.h"
 #include "engine.h"
 #include "errmap.h"
 #include "tarhdr.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -101,13 +100,21 @@ int sbio__dk_stat(dk_sandbox *sb, const char *abs, const sbio_bk_call *call, dk_
 /* ------------------------------------------------------------------ read */
 typedef struct reader {
   sbio_sdk_http_stream *stream;
+  const dk_archive_api *ar;
 } reader;
+
+int sbio__dk_archive_ready(sbio_bk_error *err) {
+  char why[256];
+  if (sbio__dk_archive(why, sizeof why)) return SBIO_OK;
+  return sbio_sdk_error(err, SBIO_E_FS, "install libarchive (Debian: libarchive13)",
+                        "docker: file operations need libarchive: %s", why);
+}
 
 static la_ssize_t on_read(struct archive *a, void *user, const void **buf) {
   reader *r = user;
   long n = sbio_sdk_http_stream_read(r->stream, buf);
   if (n < 0) {
-    archive_set_error(a, EIO, "the engine's archive stream failed");
+    r->ar->archive_set_error(a, EIO, "the engine's archive stream failed");
     return -1;
   }
   return n;
@@ -123,26 +130,29 @@ static int read_entry(dk_sandbox *sb, const char *abs, const sbio_bk_call *call,
   char versioned[DK_API_PATH_MAX];
   sbio_sdk_http_request req = {.method = "GET", .path = sbio__dk_api_path(sb->inst, path, versioned, sizeof versioned)};
   if (!req.path) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker: path is too long");
+  const dk_archive_api *ar = sbio__dk_archive(NULL, 0);
+  if (!ar) return sbio__dk_archive_ready(err);
   sbio_sdk_http_response resp;
-  reader r = {0};
+  reader r = {.ar = ar};
   if (sbio_sdk_http_stream_open(sb->inst->http, &req, call, &r.stream, &resp) != 0 || !r.stream) {
     int rc = sbio__dk_archive_fail(sb, &resp, abs, "read", err);
     sbio_sdk_http_response_free(&resp);
     return rc;
   }
-  struct archive *a = archive_read_new();
+  struct archive *a = ar->archive_read_new();
   struct archive_entry *e = NULL;
   int rc = SBIO_OK;
-  if (!a || archive_read_support_format_tar(a) != ARCHIVE_OK ||
-      archive_read_open(a, &r, NULL, on_read, NULL) != ARCHIVE_OK || archive_read_next_header(a, &e) != ARCHIVE_OK) {
+  if (!a || ar->archive_read_support_format_tar(a) != ARCHIVE_OK ||
+      ar->archive_read_open(a, &r, NULL, on_read, NULL) != ARCHIVE_OK ||
+      ar->archive_read_next_header(a, &e) != ARCHIVE_OK) {
     rc = resp.outcome == SBIO_SDK_HTTP_ANSWERED ? sbio_sdk_error(err, SBIO_E_FS, NULL,
                                                                  "docker: read %.400s: the engine's archive is not a "
                                                                  "readable tar (%s)",
-                                                                 abs, a ? archive_error_string(a) : "out of memory")
+                                                                 abs, a ? ar->archive_error_string(a) : "out of memory")
                                                 : sbio__dk_archive_fail(sb, &resp, abs, "read", err);
-  } else if (archive_entry_filetype(e) == AE_IFLNK) {
-    snprintf(link, link_size, "%s", archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
-  } else if (archive_entry_filetype(e) != AE_IFREG) {
+  } else if (ar->archive_entry_filetype(e) == AE_IFLNK) {
+    snprintf(link, link_size, "%s", ar->archive_entry_symlink(e) ? ar->archive_entry_symlink(e) : "");
+  } else if (ar->archive_entry_filetype(e) != AE_IFREG) {
     rc = sbio_sdk_error(err, SBIO_E_FS, "list it instead, or read a file inside it",
                         "docker: read %.400s: not a regular file", abs);
   } else {
@@ -150,16 +160,16 @@ static int read_entry(dk_sandbox *sb, const char *abs, const sbio_bk_call *call,
     size_t size;
     la_int64_t offset;
     int r2;
-    while ((r2 = archive_read_data_block(a, &block, &size, &offset)) == ARCHIVE_OK) {
+    while ((r2 = ar->archive_read_data_block(a, &block, &size, &offset)) == ARCHIVE_OK) {
       if (size && sink(user, block, size) != 0) break; /* the caller stopped: its limit, its error */
     }
     if (r2 != ARCHIVE_OK && r2 != ARCHIVE_EOF)
       rc = resp.outcome == SBIO_SDK_HTTP_TIMEOUT
                ? sbio_sdk_error(err, SBIO_E_FS, "raise the timeout", "docker: read %.400s timed out", abs)
                : sbio_sdk_error(err, SBIO_E_FS, NULL, "docker: read %.400s failed midway: %s", abs,
-                                resp.error[0] ? resp.error : archive_error_string(a));
+                                resp.error[0] ? resp.error : ar->archive_error_string(a));
   }
-  if (a) archive_read_free(a);
+  if (a) ar->archive_read_free(a);
   sbio_sdk_http_stream_close(r.stream);
   sbio_sdk_http_response_free(&resp);
   return rc;
@@ -238,6 +248,7 @@ int sbio__dk_op_file_write(void *sandbox, const char *path, const void *data, si
   unsigned char *header = NULL;
   size_t header_len = 0;
   static const unsigned char zeros[1536];
+  if ((rc = sbio__dk_archive_ready(err)) != SBIO_OK) return rc;
   if (sbio__dk_tar_file_header(base, (int64_t)len, &header, &header_len) != 0)
     return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "docker: could not build the tar header for %.400s", abs);
   upload u = {.parts = {header, data, zeros}, .lens = {header_len, len, sbio__dk_tar_trailer_len((int64_t)len)}};

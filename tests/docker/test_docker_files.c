@@ -61,6 +61,32 @@ static void round_trip(sbio_sandbox *sb, const char *path, const unsigned char *
   sbio_error_free(err);
 }
 
+/* Whether libarchive is mapped into this process. */
+static int libarchive_mapped(void) {
+  FILE *maps = fopen("/proc/self/maps", "r");
+  assert_non_null(maps);
+  char line[4096];
+  int found = 0;
+  while (!found && fgets(line, sizeof line, maps)) found = strstr(line, "/libarchive") != NULL;
+  fclose(maps);
+  return found;
+}
+
+/* Create and exec do not load libarchive (every `sbio run` would map it
+ * and its dependencies); the first file operation does. First in the
+ * list, before any other test reads or writes a file. */
+static void test_libarchive_loaded_by_the_first_file_operation(void **state) {
+  fx *f = *state;
+  char *out = NULL;
+  int code = -1;
+  assert_int_equal(dx_sh(f->sb, "echo ok", 30, &code, &out, NULL), SBIO_OK);
+  assert_string_equal(out, "ok\n");
+  free(out);
+  assert_false(libarchive_mapped());
+  round_trip(f->sb, "first.txt", (const unsigned char *)"first\n", 6);
+  assert_true(libarchive_mapped());
+}
+
 static void test_round_trips(void **state) {
   fx *f = *state;
   unsigned char all[512];
@@ -216,6 +242,7 @@ int main(void) {
   int rc = dx_env_load(&env);
   if (rc) return rc;
   const struct CMUnitTest runc[] = {
+      cmocka_unit_test_setup_teardown(test_libarchive_loaded_by_the_first_file_operation, setup_runc, teardown),
       cmocka_unit_test_setup_teardown(test_round_trips, setup_runc, teardown),
       cmocka_unit_test_setup_teardown(test_long_path, setup_runc, teardown),
       cmocka_unit_test_setup_teardown(test_missing_paths, setup_runc, teardown),
