@@ -18,3 +18,8 @@ objects() { LD_DEBUG=libs "$@" 2>&1 >/dev/null | grep -c 'calling init:' || true
 echo
 echo "Shared objects initialised: \`sbio version\` $(objects "$sbio" version)," \
   "\`sbio run -- true\` $(objects "$sbio" run -- true), \`/bin/true\` $(objects /bin/true)."
+if [ -f "$build/lib/sandboxio/backends/sbio-backend-docker.so" ]; then
+  echo
+  echo "Loading the docker backend (\`sbio inspect --load docker\`, no engine needed):" \
+    "$(objects "$sbio" inspect --load docker) shared objects."
+fi
