@@ -69,7 +69,11 @@ def test_a_library_next_to_the_package_is_found(tmp_path: Path) -> None:
         "import sandboxio, sandboxio._lib as l; "
         "print(l._candidates()[0][0]); print(sandboxio.__file__); print(sandboxio.library_version())"
     )
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    # From tmp_path: `python -c` puts the current directory ahead of PYTHONPATH, and a
+    # package build runs the tests from the source tree, whose sandboxio would win.
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 0, r.stderr
     where, path, version = r.stdout.splitlines()
     assert where == "next to the package"
