@@ -46,5 +46,8 @@ sbio_code sbio__create_observed(sbio_host *host, const sbio__pre_create *p, sbio
 void sbio__created_event(sbio__event *ev, sbio_host *host, const sbio__pre_create *p);
 /* How long a kill may take (SBIO_TEARDOWN_GRACE overrides the default). */
 double sbio__teardown_grace(sbio_host *host);
+/* sbio_sandbox_close with the kill's deadline given (absolute, monotonic):
+ * sbio_run's teardown ends within its deadline's margin. */
+sbio_code sbio__sandbox_close_by(sbio_sandbox *sb, int64_t deadline_ns, sbio_error *err);
 
 #endif

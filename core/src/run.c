@@ -88,12 +88,14 @@ static sbio_code run_one_shot(sbio_host *host, const struct sbio_create_options 
   struct sbio_backend_info *b = p->b;
   if (!p->mech || p->mech->effective == SBIO_TIER_UNKNOWN) sbio__policy_warn_unknown_once(host, b, p->planned);
   one_shot s = {.host = host, .o = o, .p = p, .rc = SBIO_OK, .err = err};
+  const double grace = sbio__teardown_grace(host);
   sbio_bk_run_req req = {.size = sizeof req,
                          .create = &p->req,
                          .exec = sbio__exec_job_req(j),
                          .admit = admit,
                          .admit_user = &s,
-                         .teardown_s = sbio__teardown_grace(host)};
+                         /* After the deadline, the margin bounds it. */
+                         .teardown_s = grace < SBIO_DEADLINE_MARGIN_S ? grace : SBIO_DEADLINE_MARGIN_S};
   sbio__call c;
   sbio__call_init(&c, host, NULL, sbio__deadline_after(sbio__exec_job_timeout(j)));
   c.cancel = cancel;
@@ -146,12 +148,17 @@ static sbio_code run_one_shot(sbio_host *host, const struct sbio_create_options 
  * sandbox's kill token, so calls in flight end as for a kill, and the
  * close destroys it. */
 static sbio_code run_in_new_sandbox(sbio_host *host, const struct sbio_create_options *o, sbio__pre_create *p,
-                                    const char *const *argv, const char *script, const sbio_exec_options *eopts,
-                                    const sbio_cancel *cancel, sbio_exec_result **out, sbio_error *err) {
+                                    const sbio__exec_job *j, const char *const *argv, const char *script,
+                                    const sbio_exec_options *eopts, const sbio_cancel *cancel, sbio_exec_result **out,
+                                    sbio_error *err) {
   sbio_sandbox *sb = NULL;
   sbio_code rc = sbio__create_provision(host, o, p, &sb, err);
   if (rc != SBIO_OK) return rc;
   sb->kill_token = cancel;
+  /* The command's deadline (the exec's starts a moment later): the
+   * teardown ends within SBIO_DEADLINE_MARGIN_S of it, whatever the
+   * backend's engine does, and never takes longer than the grace. */
+  const int64_t deadline = sbio__deadline_after(sbio__exec_job_timeout(j));
   struct sbio_exec_options copy;
   if (eopts) {
     copy = *eopts;
@@ -168,9 +175,14 @@ static sbio_code run_in_new_sandbox(sbio_host *host, const struct sbio_create_op
     rc = sbio__error_set(err, SBIO_E_CANCELLED, NULL, "the run was cancelled; sandbox %s:%s is destroyed",
                          sb->backend->name, sb->id);
   }
+  int64_t by = sbio__deadline_after(sbio__teardown_grace(host));
+  const int64_t margin = (int64_t)(SBIO_DEADLINE_MARGIN_S * 1e9);
+  if (deadline < by - margin) by = deadline + margin;
+  const int64_t least = sbio__deadline_after(0.5); /* time to send the request, at least */
+  if (by < least) by = least;
   /* A teardown that fails is logged with the sandbox id (for `sbio reap
    * --kill`), as sbio_run promises; the command's own outcome stands. */
-  sbio_sandbox_close(sb, NULL);
+  sbio__sandbox_close_by(sb, by, NULL);
   return rc;
 }
 
@@ -199,7 +211,7 @@ static sbio_code run_common(sbio_host *host, const char *uri, const sbio_create_
     if (out && (rc == SBIO_OK || rc == SBIO_E_EXEC_TIMEOUT || rc == SBIO_E_CANCELLED))
       *out = sbio__exec_job_take_result(j);
   } else if (rc == SBIO_OK) {
-    rc = run_in_new_sandbox(host, o, &p, argv, script, eopts, cancel, out, err);
+    rc = run_in_new_sandbox(host, o, &p, j, argv, script, eopts, cancel, out, err);
   }
   sbio__exec_job_free(j);
   sbio__uri_free(&p.target);

@@ -347,7 +347,8 @@ static void labels_text(const struct sbio_sandbox *sb, char *buf, size_t size) {
   }
 }
 
-sbio_code sbio_sandbox_kill(sbio_sandbox *sb, sbio_error *err) {
+/* deadline_ns 0: the teardown grace from now. */
+static sbio_code kill_by(sbio_sandbox *sb, int64_t deadline_ns, sbio_error *err) {
   if (!sb) return sbio__error_set(err, SBIO_E_INVALID_ARGUMENT, NULL, "sandbox is NULL");
   sbio_host *host = sb->host;
   pthread_mutex_lock(&sb->kill_lock);
@@ -374,7 +375,7 @@ sbio_code sbio_sandbox_kill(sbio_sandbox *sb, sbio_error *err) {
     sbio__error_set_sandbox_id(err, sb->id);
   } else {
     sbio__call c;
-    sbio__call_init(&c, host, NULL, sbio__deadline_after(sbio__teardown_grace(host)));
+    sbio__call_init(&c, host, NULL, deadline_ns ? deadline_ns : sbio__deadline_after(sbio__teardown_grace(host)));
     sbio_bk_error bk = {.size = sizeof bk};
     if (sb->backend->ops->kill(sb->handle, &c.call, &bk) != 0) {
       rc = sbio__error_from_backend(err, &bk, sb->backend->name);
@@ -389,21 +390,35 @@ sbio_code sbio_sandbox_kill(sbio_sandbox *sb, sbio_error *err) {
   return rc;
 }
 
-sbio_code sbio_sandbox_close(sbio_sandbox *sb, sbio_error *err) {
+sbio_code sbio_sandbox_kill(sbio_sandbox *sb, sbio_error *err) {
+  return kill_by(sb, 0, err);
+}
+
+sbio_code sbio__sandbox_close_by(sbio_sandbox *sb, int64_t deadline_ns, sbio_error *err) {
   if (!sb) return SBIO_OK;
   sbio_host *host = sb->host;
-  sbio_code rc = sbio_sandbox_kill(sb, err);
+  sbio_code rc = kill_by(sb, deadline_ns, err);
   if (rc != SBIO_OK && rc != SBIO_E_AUDIT_SINK) {
     char labels[512];
     labels_text(sb, labels, sizeof labels);
-    sbio__log(host, SBIO_LOG_ERROR,
-              "teardown failed: sandbox %s:%s (labels: %s) may still exist; `sbio reap --kill` removes it",
-              sb->backend->name, sb->id, labels[0] ? labels : "none");
+    if (deadline_ns)
+      sbio__log(host, SBIO_LOG_ERROR,
+                "teardown not confirmed within %.3g s of the deadline: sandbox %s:%s (labels: %s) may still exist; "
+                "its lifetime backstop ends it, `sbio reap --kill` removes it",
+                SBIO_DEADLINE_MARGIN_S, sb->backend->name, sb->id, labels[0] ? labels : "none");
+    else
+      sbio__log(host, SBIO_LOG_ERROR,
+                "teardown failed: sandbox %s:%s (labels: %s) may still exist; `sbio reap --kill` removes it",
+                sb->backend->name, sb->id, labels[0] ? labels : "none");
   }
   if (SBIO_OPS_HAS(sb->backend->ops, release)) sb->backend->ops->release(sb->handle);
   sbio__host_forget_sandbox(host, sb);
   sbio__sandbox_free(sb);
   return rc;
+}
+
+sbio_code sbio_sandbox_close(sbio_sandbox *sb, sbio_error *err) {
+  return sbio__sandbox_close_by(sb, 0, err);
 }
 
 /* ----------------------------------------------------------- accessors */

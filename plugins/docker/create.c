@@ -278,9 +278,11 @@ int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio
   if (rc != SBIO_OK) {
     int removed = 0;
     sbio_bk_error ignored = {.size = sizeof ignored};
-    /* Its own time: the create's may be spent, and this must happen. */
+    /* Its own time: the create's may be spent, and this must happen; but
+     * never more than the margin past the create's deadline (a frozen
+     * engine: the container then waits for `sbio reap`, as the error says). */
     sbio_bk_call cleanup;
-    sbio_sdk_call_cleanup(&cleanup, call, CLEANUP_S);
+    sbio_sdk_call_cleanup_bounded(&cleanup, call, CLEANUP_S);
     if (sbio__dk_remove_container(inst, id, &cleanup, &removed, &ignored) != SBIO_OK && err) {
       size_t n = strlen(err->message);
       snprintf(err->message + n, sizeof err->message - n, "; removing container %.12s also failed: %s", id,

@@ -33,7 +33,7 @@
 #define SLICE_MS 100
 #define IDLE_PROBE_NS (2LL * 1000000000LL)
 #define PROBE_BUDGET_S 2.0
-#define AFTER_S 10.0 /* for the inspects after the stream ended */
+#define AFTER_S 10.0 /* for the inspects after the stream ended (never past the deadline's margin) */
 #define STDIN_CHUNK 65536
 
 /* END_CANCELLED: the sandbox is being killed; END_EXEC_CANCELLED: only this
@@ -281,7 +281,7 @@ static int gone_error(exec_run *r, sbio_bk_error *err) {
 static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
   sbio_bk_call after;
-  sbio_sdk_call_cleanup(&after, r->call, AFTER_S);
+  sbio_sdk_call_cleanup_bounded(&after, r->call, AFTER_S);
   for (int i = 0;; i++) {
     dk_exec_state st;
     sbio_sdk_http_response resp;
@@ -327,7 +327,7 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
 static int lost(exec_run *r, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
   sbio_bk_call budget;
-  sbio_sdk_call_cleanup(&budget, r->call, PROBE_BUDGET_S);
+  sbio_sdk_call_cleanup_bounded(&budget, r->call, PROBE_BUDGET_S);
   int state = sbio__dk_container_running(inst, r->sb->id, &budget, NULL);
   if (state == 0) return gone_error(r, err);
   dk_exec_state st;
@@ -408,8 +408,12 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
   }
   *exit_code = 137;
   char how[256] = "";
-  sbio__dk_exec_kill(r->sb, r->exec_id, token, r->call, how, sizeof how);
+  int killed = sbio__dk_exec_kill(r->sb, r->exec_id, token, r->call, how, sizeof how) == 0;
   double span = (double)(r->call->deadline_ns - start) / 1e9;
+  if (!killed)
+    return sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT,
+                          "the Docker engine did not answer in time; the sandbox's lifetime backstop ends the command",
+                          "docker: command exceeded its %.3g s deadline; sbio tried to kill it, %s", span, how);
   return sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout if the command needs longer",
                         "docker: command exceeded its %.3g s deadline and was killed (%s)", span, how);
 }

@@ -10,7 +10,11 @@
  *     the container is restarted with no grace: every process dies, the
  *     filesystem stays, PID 1 (the lifetime backstop) starts again.
  * The sandbox stays usable either way. Everything here has its own budget
- * (the call's deadline has passed). */
+ * (the call's deadline has passed), and all of it ends at most
+ * SBIO_SDK_CLEANUP_MARGIN_S after that deadline (sbio_sdk_call_cleanup_bounded):
+ * against an engine that stopped answering, the kill is then reported as
+ * not confirmed instead of holding the caller for the budgets below. A
+ * killer exec the engine started goes on without us. */
 #include "exec.h"
 
 #include "errmap.h"
@@ -95,17 +99,18 @@ int sbio__dk_exec_kill(dk_sandbox *sb, const char *exec_id, const char *token, c
   dk_instance *inst = sb->inst;
   /* The exec's deadline has passed: this has a budget of its own. */
   sbio_bk_call budget, until;
-  sbio_sdk_call_cleanup(&budget, exec_call, KILL_BUDGET_S);
-  sbio_sdk_call_cleanup(&until, exec_call, GONE_WAIT_S);
+  sbio_sdk_call_cleanup_bounded(&budget, exec_call, KILL_BUDGET_S);
+  sbio_sdk_call_cleanup_bounded(&until, exec_call, GONE_WAIT_S);
   if (token && token[0] && run_killer(sb, token, &budget) == 0 && wait_not_running(inst, exec_id, &until) == 1) {
     snprintf(how, how_size, "SIGKILL to every process of the exec");
     return 0;
   }
-  sbio_sdk_call_cleanup(&until, exec_call, GONE_WAIT_S);
+  sbio_sdk_call_cleanup_bounded(&until, exec_call, GONE_WAIT_S);
   if (restart(sb, &budget) == 0 && wait_not_running(inst, exec_id, &until) == 1) {
     snprintf(how, how_size, "the container was restarted to stop it; files are kept, other processes ended");
     return 0;
   }
-  snprintf(how, how_size, "but the engine did not confirm the process ended");
+  snprintf(how, how_size, "but the engine did not confirm the process ended within %.3g s of the deadline",
+           SBIO_SDK_CLEANUP_MARGIN_S);
   return -1;
 }

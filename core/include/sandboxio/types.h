@@ -30,6 +30,16 @@ extern "C" {
  * asked for more. */
 #define SBIO_MAX_TIMEOUT_S 86400.0
 
+/* How long past a caller's deadline sbio_run may take, in seconds. When a
+ * command's deadline passes, killing it and destroying its sandbox share
+ * this one fixed margin, whatever the backend or its engine does (a frozen
+ * engine included): the call returns SBIO_E_EXEC_TIMEOUT by then. What
+ * could not be confirmed in that time is left to the sandbox's lifetime
+ * backstop and to `sbio reap`, and the caller is told (an error log line
+ * and the kill event's error, naming the sandbox). Scheduling delays on a
+ * loaded machine come on top. */
+#define SBIO_DEADLINE_MARGIN_S 3.0
+
 /* Isolation tiers. The value is the rank; ranks are spaced by 10 so a tier
  * can be inserted later. The rank orders one property only: resistance to
  * kernel escape by an adversarial tenant. */

@@ -22,6 +22,21 @@ extern "C" {
  * constant of the backend, named for what it bounds. */
 void sbio_sdk_call_cleanup(sbio_bk_call *out, const sbio_bk_call *from, double seconds);
 
+/* How far past its call's deadline a backend's clean-up of that call (the
+ * kill of a command whose exec deadline passed, the removal of what a
+ * timed-out create left) may go: the first part of SBIO_DEADLINE_MARGIN_S,
+ * the rest being the core's teardown of the sandbox. */
+#define SBIO_SDK_CLEANUP_MARGIN_S 2.0
+
+/* As sbio_sdk_call_cleanup, but never past `from`'s deadline plus
+ * SBIO_SDK_CLEANUP_MARGIN_S, whatever `seconds` says: a clean-up that
+ * follows a deadline (or that runs once the deadline passed) ends a fixed
+ * margin after it, even against an engine that stopped answering. When
+ * even that is already past, the call still gets a quarter of a second, so
+ * that its first request can be sent (an engine that is merely slow may
+ * act on it). */
+void sbio_sdk_call_cleanup_bounded(sbio_bk_call *out, const sbio_bk_call *from, double seconds);
+
 #ifdef __cplusplus
 }
 #endif
