@@ -128,8 +128,36 @@ static void cleanup_calls(void **state) {
   assert_true(c.deadline_ns > 0);
 }
 
+/* A clean-up that follows a deadline ends SBIO_SDK_CLEANUP_MARGIN_S after
+ * it, whatever budget it asks for; one that follows no deadline (a far
+ * one) keeps its own budget; one long past the margin still gets its floor. */
+static void bounded_cleanup_calls(void **state) {
+  (void)state;
+  test_host h;
+  test_host_init(&h);
+  sbio_bk_call parent;
+  sbio_bk_call c;
+  test_call_init(&parent, &h, -0.5); /* its deadline passed half a second ago */
+  parent.cancelled = parent_cancelled;
+  sbio_sdk_call_cleanup_bounded(&c, &parent, 10);
+  assert_false(c.cancelled(&c));
+  int64_t left = sbio_bk_remaining_ns(&c);
+  assert_true(left > 1 * 1000000000LL && left <= 1500000000LL); /* 2 s margin - 0.5 s, not 10 s */
+  test_call_init(&parent, &h, 300);
+  sbio_sdk_call_cleanup_bounded(&c, &parent, 3);
+  left = sbio_bk_remaining_ns(&c);
+  assert_true(left > 2 * 1000000000LL && left <= 3 * 1000000000LL);
+  test_call_init(&parent, &h, -60);
+  sbio_sdk_call_cleanup_bounded(&c, &parent, 10);
+  left = sbio_bk_remaining_ns(&c);
+  assert_true(left > 0 && left <= 250000000LL);
+  sbio_sdk_call_cleanup_bounded(&c, NULL, 1);
+  assert_true(c.deadline_ns > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(bounded_cleanup_calls),
       cmocka_unit_test(retry_after_values),
       cmocka_unit_test(backoff_is_exponential_capped_and_spread),
       cmocka_unit_test(url_policy),
