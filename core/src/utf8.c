@@ -82,15 +82,15 @@ static unsigned decode(const unsigned char *u, size_t len) {
   return cp;
 }
 
-/* Characters that change how a terminal shows what follows. */
-static int unsafe_code_point(unsigned cp) {
+/* Characters that change how a terminal shows what follows (a tab only
+ * moves the cursor, which a caller showing whole lines may allow). */
+static int unsafe_code_point(unsigned cp, int tab_ok) {
+  if (cp == '\t' && tab_ok) return 0;
   return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
          cp == 0x200e || cp == 0x200f || cp == 0x061c;
 }
 
-/* Renders one character of name at s into out (at least 12 bytes) and
- * returns its length there; *used gets the bytes of name it took. */
-static size_t render_char(const char *s, size_t n, char *out, size_t *used) {
+size_t sbio__utf8_render_char(const char *s, size_t n, char *out, size_t *used, int tab_ok) {
   size_t len = sbio__utf8_char_len(s, n);
   if (len == 0) {
     *used = 1;
@@ -98,7 +98,7 @@ static size_t render_char(const char *s, size_t n, char *out, size_t *used) {
   }
   *used = len;
   unsigned cp = decode((const unsigned char *)s, len);
-  if (!unsafe_code_point(cp)) {
+  if (!unsafe_code_point(cp, tab_ok)) {
     memcpy(out, s, len);
     return len;
   }
@@ -109,14 +109,14 @@ static size_t render_char(const char *s, size_t n, char *out, size_t *used) {
 const char *sbio__utf8_shown_name(const char *name, char *buf, size_t size) {
   size_t n = strlen(name), total = 0;
   char piece[12];
-  for (size_t i = 0, used; i < n; i += used) total += render_char(name + i, n - i, piece, &used);
+  for (size_t i = 0, used; i < n; i += used) total += sbio__utf8_render_char(name + i, n - i, piece, &used, 0);
   size_t skip_to = 0; /* bytes of name left out at the start */
   if (total >= size) {
     /* Keep the end: find the first character from which the rest fits
      * behind "...". */
     size_t room = size - 4, from = 0;
     for (size_t i = 0, used; i < n && total - from > room; i += used) {
-      from += render_char(name + i, n - i, piece, &used);
+      from += sbio__utf8_render_char(name + i, n - i, piece, &used, 0);
       skip_to = i + used;
     }
   }
@@ -126,7 +126,7 @@ const char *sbio__utf8_shown_name(const char *name, char *buf, size_t size) {
     o = 3;
   }
   for (size_t i = skip_to, used; i < n; i += used) {
-    size_t k = render_char(name + i, n - i, piece, &used);
+    size_t k = sbio__utf8_render_char(name + i, n - i, piece, &used, 0);
     if (o + k >= size) break; /* cannot happen after the skip; kept as a guard */
     memcpy(buf + o, piece, k);
     o += k;

@@ -26,6 +26,12 @@ char *sbio__utf8_valid_copy(const char *s);
  * what remains of a cut made at a byte count. */
 void sbio__utf8_trim_tail(char *s);
 
+/* Renders the character at s (n > 0 bytes left) into out (at least 12
+ * bytes) and returns its length there; *used gets the bytes of s it took.
+ * Control characters (C0, DEL, C1; a tab too unless tab_ok), bidirectional
+ * controls and malformed bytes become \xNN or \u{NNNN}. */
+size_t sbio__utf8_render_char(const char *s, size_t n, char *out, size_t *used, int tab_ok);
+
 /* Writes name into buf (size bytes, at least 16) for a message: control
  * characters (C0, DEL, C1), bidirectional controls and malformed bytes as
  * \xNN or \u{NNNN}, and, when longer than the buffer, only its end after
