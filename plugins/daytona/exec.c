@@ -7,10 +7,10 @@
  * to whole seconds (Daytona's unit), so the daemon kills the process group
  * by itself at most a second later (the backstop). At the deadline the exec
  * stops waiting and runs its kill step: the token killer below, on a call
- * of its own with KILL_BUDGET_S (every backend kills after the deadline,
- * each with a small bounded budget). So an exec returns at most
- * KILL_BUDGET_S past its deadline, SBX_E1302 either way, and says so when
- * the kill could not be confirmed.
+ * of its own (every backend kills after the deadline, each with a small
+ * bounded budget). So an exec returns at most SBIO_SDK_CLEANUP_MARGIN_S past
+ * its deadline, SBX_E1302 either way, and says so when the kill could not
+ * be confirmed.
  *
  * Cancelling one exec (ABI 1.3): the toolbox has no call that kills one
  * command of process/execute, and the daemon does not kill a command whose
@@ -36,10 +36,11 @@
 
 #define KILLED_EXIT 137
 #define EXEC_TOKEN_VAR "SBIO_EXEC_ID"
-/* The killer of a cancelled or timed-out command, on a call of its own:
- * the most an exec lasts past its deadline (docs/backends/daytona.md). The
- * killer itself is quick (a few grep runs); the budget is the margin for a
- * loaded machine, the same as the docker and e2b backends' kill steps. */
+/* The killer of a cancelled or timed-out command, on a call of its own
+ * (docs/backends/daytona.md). The killer itself is quick (a few grep runs);
+ * the budget is the margin for a loaded machine. It is bounded by the
+ * exec's deadline plus SBIO_SDK_CLEANUP_MARGIN_S: a cancel well before the
+ * deadline gets all of it, the kill at a deadline ends within that margin. */
 #define KILL_BUDGET_S 10.0
 
 /* $1 is the token. Each pass lists the processes whose environment carries
@@ -66,10 +67,12 @@ static int make_token(char *out, size_t size) {
 /* Kills every process of the cancelled or timed-out command, on a call of
  * its own (the exec's is cancelled or past its deadline). 0 when the killer
  * confirmed that none is left, 1 when it answered otherwise, -1 when no
- * answer came within the budget. */
-static int kill_by_token(dt_sandbox *sb, const sbio_bk_call *exec_call, const char *token) {
+ * answer came within the budget (its length in *budget_s). */
+static int kill_by_token(dt_sandbox *sb, const sbio_bk_call *exec_call, const char *token, double *budget_s) {
   sbio_bk_call budget;
-  sbio_sdk_call_cleanup(&budget, exec_call, KILL_BUDGET_S);
+  sbio_sdk_call_cleanup_bounded(&budget, exec_call, KILL_BUDGET_S);
+  *budget_s = (double)sbio_bk_remaining_ns(&budget) / 1e9;
+  double daytona_s = ceil(*budget_s); /* Daytona's whole seconds: its backstop for the killer */
   dt_ctx kctx;
   sbio_bk_error ignored = {.size = sizeof ignored};
   if (sbio__dt_ctx_init(&kctx, sb->inst, &budget, &sb->killed, &ignored) != SBIO_OK) return -1;
@@ -78,7 +81,7 @@ static int kill_by_token(dt_sandbox *sb, const sbio_bk_call *exec_call, const ch
   cJSON *body = cJSON_CreateObject();
   char *text = NULL;
   if (body && cJSON_AddStringToObject(body, "command", command) &&
-      cJSON_AddNumberToObject(body, "timeout", KILL_BUDGET_S))
+      cJSON_AddNumberToObject(body, "timeout", daytona_s < 1 ? 1 : daytona_s))
     text = cJSON_PrintUnformatted(body);
   cJSON_Delete(body);
   int rc = -1;
@@ -102,9 +105,9 @@ static int kill_by_token(dt_sandbox *sb, const sbio_bk_call *exec_call, const ch
 }
 
 /* Why kill_by_token() did not confirm the kill, for an error message. */
-static const char *kill_failure(int killed, char *buf, size_t size) {
+static const char *kill_failure(int killed, double budget_s, char *buf, size_t size) {
   if (killed > 0) return "could not confirm that every process of the command ended";
-  snprintf(buf, size, "did not finish within %g s", KILL_BUDGET_S);
+  snprintf(buf, size, "did not finish within %.1f s", budget_s);
   return buf;
 }
 
@@ -209,7 +212,8 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
      * only once the killer confirmed that none of its processes is left. */
     *exit_code = KILLED_EXIT;
     char why[80];
-    int killed = kill_by_token(sb, call, token);
+    double budget_s = 0;
+    int killed = kill_by_token(sb, call, token, &budget_s);
     if (killed == 0)
       rc = sbio_sdk_error(err, SBIO_E_CANCELLED, NULL,
                           "command cancelled by its caller and killed (SIGKILL to every process of the command); "
@@ -218,13 +222,14 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
     else
       rc = sbio_sdk_error(err, SBIO_E_EXEC, "the sandbox may still run the command; kill the sandbox to be sure",
                           "the command in sandbox %s was cancelled, but the command that kills it %s", sb->id,
-                          kill_failure(killed, why, sizeof why));
+                          kill_failure(killed, budget_s, why, sizeof why));
   } else if (!stopped && resp.outcome == SBIO_SDK_HTTP_TIMEOUT) {
     /* The deadline came before Daytona's answer: the kill step, on its own
      * budget (the daemon's own timeout is only the backstop). */
     *exit_code = KILLED_EXIT;
     char why[80];
-    int killed = kill_by_token(sb, call, token);
+    double budget_s = 0;
+    int killed = kill_by_token(sb, call, token, &budget_s);
     if (killed == 0)
       rc = sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout if the command needs longer",
                           "the command in sandbox %s did not finish before its deadline and was killed "
@@ -236,7 +241,7 @@ int sbio__dt_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
                           "sure",
                           "the command in sandbox %s did not finish before its deadline, and the command that kills "
                           "it %s",
-                          sb->id, kill_failure(killed, why, sizeof why));
+                          sb->id, kill_failure(killed, budget_s, why, sizeof why));
   } else if (stopped) {
     /* The sandbox is being killed: the command died with it, whatever the
      * toolbox managed to answer before the connection went. */
