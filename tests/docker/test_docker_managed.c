@@ -44,7 +44,9 @@ static void test_list_connect_kill(void **state) {
   char ida[64], idb[64];
   snprintf(ida, sizeof ida, "%s", sbio_sandbox_id(a));
   /* b is a managed container that is not running and that the engine does
-   * not remove by itself: one whose start failed, or one an sbio without
+   * not remove by itself: created and never started (its sbio died between
+   * the engine's create and start: no backstop ever runs, the known limit
+   * in docs/backends/docker.md), one whose start failed, or one an sbio without
    * AutoRemove left when its lifetime ran out (today's are removed then,
    * see test_docker_isolation). Still listed, as stopped. */
   char body[768];
