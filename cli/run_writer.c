@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The writer thread between the exec's output callback and fds 1 and 2
- * (see run_writer.h for why). Timed waits are short sleeps that look at
- * the monotonic clock, the clock the library's deadlines use, so no
- * condition variable has to agree with it. */
+ * (see run_writer.h for why). Waiting for the writer is waiting on a
+ * condition variable on the monotonic clock, the clock the library's
+ * deadlines use: a written chunk wakes the waiter at once. The wait is cut
+ * into slices only so that a signal ending the run (which nothing
+ * broadcasts here) is seen while a reader holds the writer up. */
 #include "run_writer.h"
 
 #include "output.h"
@@ -16,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WAIT_SLICE_NS 10000000L /* 10 ms between looks at the queue */
+#define SIGNAL_SLICE_NS 100000000LL /* at most 100 ms to notice a signal while the writer is held up */
 
 /* A writer left blocked in write() at stop, kept reachable: its thread
  * still uses it until the process exits (and leak checkers see it held). */
@@ -33,6 +35,7 @@ struct run_writer {
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t ready; /* a chunk was queued, or stop */
+  pthread_cond_t wrote; /* a chunk was written (or dropped): room, or drained */
   chunk *head, *tail;   /* under lock */
   size_t queued;        /* bytes in the queue, under lock */
   int busy;             /* the thread is writing a chunk it took, under lock */
@@ -49,9 +52,13 @@ int64_t run_writer_now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void nap(void) {
-  struct timespec ts = {0, WAIT_SLICE_NS};
-  nanosleep(&ts, NULL);
+/* Waits, with w->lock held, until the writer finishes a chunk, the
+ * deadline passes or a signal slice ends, whichever is first. */
+static void wait_for_writer(run_writer *w) {
+  int64_t now = run_writer_now_ns(), until = atomic_load(&w->deadline_ns);
+  if (until - now > SIGNAL_SLICE_NS) until = now + SIGNAL_SLICE_NS;
+  struct timespec ts = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
+  pthread_cond_timedwait(&w->wrote, &w->lock, &ts);
 }
 
 /* Whether waiting must stop: the deadline passed, or a signal (Ctrl-C,
@@ -83,6 +90,7 @@ static void *writer_main(void *arg) {
     w->queued -= c->len;
     w->busy = 0;
     free(c);
+    pthread_cond_broadcast(&w->wrote);
   }
   pthread_mutex_unlock(&w->lock);
   return NULL;
@@ -95,8 +103,14 @@ run_writer *run_writer_start(cli_interrupt *watcher) {
   atomic_store(&w->deadline_ns, INT64_MAX);
   pthread_mutex_init(&w->lock, NULL);
   pthread_cond_init(&w->ready, NULL);
+  pthread_condattr_t monotonic;
+  pthread_condattr_init(&monotonic);
+  pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+  pthread_cond_init(&w->wrote, &monotonic);
+  pthread_condattr_destroy(&monotonic);
   int rc = pthread_create(&w->thread, NULL, writer_main, w);
   if (rc != 0) {
+    pthread_cond_destroy(&w->wrote);
     pthread_cond_destroy(&w->ready);
     pthread_mutex_destroy(&w->lock);
     free(w);
@@ -131,9 +145,7 @@ void run_writer_put(run_writer *w, int fd, const char *data, size_t len) {
       free(c);
       return;
     }
-    pthread_mutex_unlock(&w->lock);
-    nap();
-    pthread_mutex_lock(&w->lock);
+    wait_for_writer(w);
   }
   if (w->tail)
     w->tail->next = c;
@@ -152,9 +164,7 @@ int run_writer_drain(run_writer *w) {
       if (!cli_interrupt_signal(w->watcher)) atomic_store(&w->gave_up, 1);
       break;
     }
-    pthread_mutex_unlock(&w->lock);
-    nap();
-    pthread_mutex_lock(&w->lock);
+    wait_for_writer(w);
   }
   int drained = !w->head && !w->busy;
   pthread_mutex_unlock(&w->lock);
@@ -185,6 +195,7 @@ void run_writer_stop(run_writer *w) {
     return;
   }
   pthread_join(w->thread, NULL);
+  pthread_cond_destroy(&w->wrote);
   pthread_cond_destroy(&w->ready);
   pthread_mutex_destroy(&w->lock);
   free(w);
