@@ -209,8 +209,12 @@ static int run_command(sbio_host *host, const run_options *o, const sbio_create_
   sbio_exec_result *result = NULL;
   if (!err) return cli_error_oom(0);
   /* The writer waits for a slow reader until the run's own deadline, and
-   * gives up with it (a little later, so the library's deadline fires first). */
-  run_writer_set_deadline(writer, run_writer_now_ns() + (int64_t)(timeout_s * 1e9) + 250000000);
+   * gives up with it (a little later, so the library's deadline fires first).
+   * A timeout above the library's maximum (from the target's ?timeout=,
+   * which only the library validates) is refused before any output exists;
+   * it must not overflow the deadline on its way there. */
+  if (timeout_s > 0 && timeout_s <= SBIO_MAX_TIMEOUT_S)
+    run_writer_set_deadline(writer, run_writer_now_ns() + (int64_t)(timeout_s * 1e9) + 250000000);
   sbio_code rc = o->shell ? sbio_run_shell(host, o->uri, copts, o->cmd[0], e, &result, err)
                           : sbio_run(host, o->uri, copts, (const char *const *)o->cmd, e, &result, err);
   /* Everything the command wrote goes out before anything of ours. */
