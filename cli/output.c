@@ -111,12 +111,25 @@ size_t cli_table_rows(const cli_table *t) {
   return t->nrows ? t->nrows - 1 : 0;
 }
 
+/* The columns a cell takes on a terminal: one per character, not per byte.
+ * Cells are valid UTF-8 (cli_shown_dup), so every byte that is not a
+ * continuation byte starts a character. A wide character (East Asian
+ * scripts, emoji) still counts as one column: telling those apart needs the
+ * locale's wcwidth tables, which a table for pipes and logs should not
+ * depend on. */
+static size_t shown_columns(const char *cell) {
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)cell; *p; p++)
+    if ((*p & 0xC0) != 0x80) n++;
+  return n;
+}
+
 void cli_table_print(const cli_table *t, FILE *out) {
   size_t *width = calloc(t->ncols, sizeof *width);
   if (!width) return;
   for (size_t r = 0; r < t->nrows; r++) {
     for (size_t c = 0; c < t->ncols; c++) {
-      size_t len = strlen(t->cells[r * t->ncols + c]);
+      size_t len = shown_columns(t->cells[r * t->ncols + c]);
       if (len > width[c]) width[c] = len;
     }
   }
@@ -130,7 +143,7 @@ void cli_table_print(const cli_table *t, FILE *out) {
       else
         fputs(cell, out);
       /* No trailing blanks after the last column. */
-      if (!last) fprintf(out, "%*s", (int)(width[c] - strlen(cell) + 2), "");
+      if (!last) fprintf(out, "%*s", (int)(width[c] - shown_columns(cell) + 2), "");
     }
     fputc('\n', out);
   }

@@ -25,8 +25,8 @@ const char *cli_color_reset(void);
 /* "CONTAINER", or "?" for a value that is not a tier. */
 const char *cli_tier_text(sbio_tier tier);
 
-/* A table printed with columns padded to their widest cell. Colour codes
- * never count toward the width. */
+/* A table printed with columns padded to their widest cell, counted in
+ * characters, not bytes. Colour codes never count toward the width. */
 typedef struct cli_table cli_table;
 cli_table *cli_table_new(size_t ncols, const char *const *headers);
 /* Copies the cells; `colors` (may be NULL, entries may be NULL) gives an
