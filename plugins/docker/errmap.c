@@ -40,23 +40,6 @@ int sbio__dk_container_gone(const sbio_sdk_http_response *resp) {
          strstr(resp->body, "is paused") || strstr(resp->body, "marked for removal");
 }
 
-/* The operation family of a backend code, for the SDK's status mapping. */
-static sbio_sdk_op op_of(int code) {
-  switch (code) {
-  case SBIO_E_CREATE:
-  case SBIO_E_CREATE_TIMEOUT:
-    return SBIO_SDK_OP_CREATE;
-  case SBIO_E_EXEC:
-  case SBIO_E_EXEC_TIMEOUT:
-    return SBIO_SDK_OP_EXEC;
-  case SBIO_E_FS:
-  case SBIO_E_PATH_NOT_FOUND:
-    return SBIO_SDK_OP_FILE;
-  default:
-    return SBIO_SDK_OP_CONNECT;
-  }
-}
-
 /* The TLS handshake itself failed: our check of the engine's certificate,
  * our own files, or the engine refusing our client certificate. These need
  * a TLS hint, not "start Docker". */
@@ -127,7 +110,7 @@ int sbio__dk_fail(const dk_instance *inst, const sbio_sdk_http_response *resp, i
     if (err) err->provider_status = (int)resp->status;
     return rc;
   }
-  return sbio_sdk_error_status(err, resp->status, op_of(code), tls_hint[0] ? tls_hint : NULL,
+  return sbio_sdk_error_status(err, resp->status, sbio_sdk_op_of_code(code), tls_hint[0] ? tls_hint : NULL,
                                "docker: %s: the engine answered HTTP %ld%s%s", what, resp->status, msg[0] ? ": " : "",
                                msg);
 }

@@ -40,22 +40,6 @@ void sbio__e2b_connect_code(const sbio_sdk_http_response *resp, char *buf, size_
   cJSON_Delete(root);
 }
 
-sbio_sdk_op sbio__e2b_op_of(int fail_code) {
-  switch (fail_code) {
-  case SBIO_E_CREATE:
-  case SBIO_E_CREATE_TIMEOUT:
-    return SBIO_SDK_OP_CREATE;
-  case SBIO_E_EXEC:
-  case SBIO_E_EXEC_TIMEOUT:
-    return SBIO_SDK_OP_EXEC;
-  case SBIO_E_FS:
-  case SBIO_E_PATH_NOT_FOUND:
-    return SBIO_SDK_OP_FILE;
-  default:
-    return SBIO_SDK_OP_CONNECT;
-  }
-}
-
 int sbio__e2b_fail_api(const e2b_instance *inst, sbio_bk_error *err, const sbio_sdk_http_response *resp,
                        const char *what, int fail_code) {
   char msg[320];

@@ -17,9 +17,6 @@ void sbio__e2b_body_message(const sbio_sdk_http_response *resp, char *buf, size_
  * proxy and envd's REST answer integer codes). */
 void sbio__e2b_connect_code(const sbio_sdk_http_response *resp, char *buf, size_t size);
 
-/* The operation family of a failure code (SBIO_E_CREATE -> CREATE, ...). */
-sbio_sdk_op sbio__e2b_op_of(int fail_code);
-
 /* A control-plane answer that is not a success: 401/403 SBX_E1501 naming
  * the key's variable, 429 SBX_E1502 (with the Retry-After E2B gave), the
  * rest fail_code. */

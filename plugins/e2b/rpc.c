@@ -69,7 +69,7 @@ int sbio__e2b_rpc(e2b_sandbox *sb, const sbio_bk_call *call, const char *method,
   free(body);
   int rc = SBIO_OK;
   if (sent != 0) {
-    rc = sbio_sdk_http_fail(sb->envd, &resp, sbio__e2b_op_of(fail_code), what, err);
+    rc = sbio_sdk_http_fail(sb->envd, &resp, sbio_sdk_op_of_code(fail_code), what, err);
   } else if (resp.status == 200) {
     *out = resp.body ? cJSON_ParseWithLength(resp.body, resp.len) : NULL;
     if (!cJSON_IsObject(*out)) {

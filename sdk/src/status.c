@@ -27,6 +27,22 @@ int sbio_sdk_op_timeout_code(sbio_sdk_op op) {
   }
 }
 
+sbio_sdk_op sbio_sdk_op_of_code(int code) {
+  switch (code) {
+  case SBIO_E_CREATE:
+  case SBIO_E_CREATE_TIMEOUT:
+    return SBIO_SDK_OP_CREATE;
+  case SBIO_E_EXEC:
+  case SBIO_E_EXEC_TIMEOUT:
+    return SBIO_SDK_OP_EXEC;
+  case SBIO_E_FS:
+  case SBIO_E_PATH_NOT_FOUND:
+    return SBIO_SDK_OP_FILE;
+  default:
+    return SBIO_SDK_OP_CONNECT;
+  }
+}
+
 int sbio_sdk_status_code(long status, sbio_sdk_op op) {
   int generic = sbio_sdk_op_code(op);
   if (status >= 100 && status < 400) return SBIO_OK;

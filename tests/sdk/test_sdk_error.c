@@ -58,6 +58,20 @@ static void op_codes(void **state) {
   assert_int_equal(sbio_sdk_op_timeout_code(SBIO_SDK_OP_FILE), SBIO_E_FS);
 }
 
+static void op_of_code(void **state) {
+  (void)state;
+  assert_int_equal(sbio_sdk_op_of_code(SBIO_E_CREATE), SBIO_SDK_OP_CREATE);
+  assert_int_equal(sbio_sdk_op_of_code(SBIO_E_CREATE_TIMEOUT), SBIO_SDK_OP_CREATE);
+  assert_int_equal(sbio_sdk_op_of_code(SBIO_E_EXEC), SBIO_SDK_OP_EXEC);
+  assert_int_equal(sbio_sdk_op_of_code(SBIO_E_EXEC_TIMEOUT), SBIO_SDK_OP_EXEC);
+  assert_int_equal(sbio_sdk_op_of_code(SBIO_E_FS), SBIO_SDK_OP_FILE);
+  assert_int_equal(sbio_sdk_op_of_code(SBIO_E_PATH_NOT_FOUND), SBIO_SDK_OP_FILE);
+  assert_int_equal(sbio_sdk_op_of_code(SBIO_E_CONNECT), SBIO_SDK_OP_CONNECT);
+  assert_int_equal(sbio_sdk_op_of_code(SBIO_E_GONE), SBIO_SDK_OP_CONNECT);
+  assert_int_equal(sbio_sdk_op_of_code(SBIO_E_AUTH), SBIO_SDK_OP_CONNECT);
+  assert_int_equal(sbio_sdk_op_of_code(0), SBIO_SDK_OP_CONNECT);
+}
+
 static void catalogue(void **state) {
   (void)state;
   static const int good[] = {1000, 1001, 1002, 1101, 1201, 1202, 1203, 1204, 1301, 1302,
@@ -148,6 +162,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(status_table),
       cmocka_unit_test(op_codes),
+      cmocka_unit_test(op_of_code),
       cmocka_unit_test(catalogue),
       cmocka_unit_test(error_fills),
       cmocka_unit_test(error_refuses_invented_codes),

@@ -30,6 +30,13 @@ int sbio_sdk_op_code(sbio_sdk_op op);
 /* The code for "the deadline passed": SBIO_E_CREATE_TIMEOUT for create,
  * SBIO_E_EXEC_TIMEOUT for exec, the generic code otherwise. */
 int sbio_sdk_op_timeout_code(sbio_sdk_op op);
+/* The family a backend's failure code belongs to, the inverse of the two
+ * above: SBIO_E_CREATE and SBIO_E_CREATE_TIMEOUT are CREATE, SBIO_E_EXEC
+ * and SBIO_E_EXEC_TIMEOUT are EXEC, SBIO_E_FS and SBIO_E_PATH_NOT_FOUND are
+ * FILE, any other code is CONNECT. For a backend that carries the code an
+ * operation fails with and wants sbio_sdk_error_status() or
+ * sbio_sdk_http_fail() to read the status for that operation. */
+sbio_sdk_op sbio_sdk_op_of_code(int code);
 
 /* The catalogue code for a provider's HTTP status:
  *
