@@ -43,6 +43,22 @@ static int parse_record(const sbio_sdk_http_response *resp, const dt_op *op, dt_
   return no_mem ? oom(err) : not_a_sandbox(op, resp->status, err);
 }
 
+/* Sends `method path` for a read or a delete of one thing and frees path.
+ * A 2xx sets *there; a 404 leaves it 0 and is no failure (the thing is
+ * not there: a get finds nothing, a kill is idempotent); anything else
+ * is the operation's failure. The caller frees *resp in every case. */
+static int send_for_one(dt_ctx *ctx, const char *method, char *path, const dt_op *op, sbio_sdk_http_response *resp,
+                        int *there, sbio_bk_error *err) {
+  *there = 0;
+  sbio_sdk_http_request req = sbio__dt_request(ctx, method, path);
+  send_api(ctx, &req, resp);
+  free(path);
+  if (resp->outcome == SBIO_SDK_HTTP_ANSWERED && resp->status == 404) return SBIO_OK;
+  if (!sbio__dt_ok(resp)) return sbio__dt_fail(ctx, op, resp, err);
+  *there = 1;
+  return SBIO_OK;
+}
+
 int sbio__dt_api_create(dt_ctx *ctx, const char *body, const dt_op *op, dt_record *out, int *ambiguous,
                         sbio_bk_error *err) {
   *ambiguous = 0;
@@ -71,18 +87,12 @@ int sbio__dt_api_get(dt_ctx *ctx, const char *id_or_name, const dt_op *op, dt_re
   *found = 0;
   char *path = sandbox_path(id_or_name, "");
   if (!path) return oom(err);
-  sbio_sdk_http_request req = sbio__dt_request(ctx, "GET", path);
   sbio_sdk_http_response resp;
-  send_api(ctx, &req, &resp);
-  free(path);
-  int rc = SBIO_OK;
-  if (resp.outcome == SBIO_SDK_HTTP_ANSWERED && resp.status == 404) {
-    rc = SBIO_OK;
-  } else if (sbio__dt_ok(&resp)) {
+  int there;
+  int rc = send_for_one(ctx, "GET", path, op, &resp, &there, err);
+  if (there) {
     rc = parse_record(&resp, op, out, err);
     *found = rc == SBIO_OK;
-  } else {
-    rc = sbio__dt_fail(ctx, op, &resp, err);
   }
   sbio_sdk_http_response_free(&resp);
   return rc;
@@ -92,17 +102,8 @@ int sbio__dt_api_delete(dt_ctx *ctx, const char *id_or_name, const dt_op *op, in
   *existed = 0;
   char *path = sandbox_path(id_or_name, "");
   if (!path) return oom(err);
-  sbio_sdk_http_request req = sbio__dt_request(ctx, "DELETE", path);
   sbio_sdk_http_response resp;
-  send_api(ctx, &req, &resp);
-  free(path);
-  int rc = SBIO_OK;
-  if (resp.outcome == SBIO_SDK_HTTP_ANSWERED && resp.status == 404)
-    rc = SBIO_OK; /* already gone: a kill is idempotent */
-  else if (sbio__dt_ok(&resp))
-    *existed = 1;
-  else
-    rc = sbio__dt_fail(ctx, op, &resp, err);
+  int rc = send_for_one(ctx, "DELETE", path, op, &resp, existed, err); /* a 404: already gone */
   sbio_sdk_http_response_free(&resp);
   return rc;
 }
@@ -175,14 +176,10 @@ static int get_string_field(dt_ctx *ctx, char *path, const char *field, const dt
   *found = 0;
   out[0] = '\0';
   if (!path) return oom(err);
-  sbio_sdk_http_request req = sbio__dt_request(ctx, "GET", path);
   sbio_sdk_http_response resp;
-  send_api(ctx, &req, &resp);
-  free(path);
-  int rc = SBIO_OK;
-  if (resp.outcome == SBIO_SDK_HTTP_ANSWERED && resp.status == 404) {
-    rc = SBIO_OK;
-  } else if (sbio__dt_ok(&resp)) {
+  int there;
+  int rc = send_for_one(ctx, "GET", path, op, &resp, &there, err);
+  if (there) {
     cJSON *doc = cJSON_ParseWithLength(resp.body ? resp.body : "", resp.len);
     const cJSON *v = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, field) : NULL;
     if (cJSON_IsString(v) && v->valuestring[0] && strlen(v->valuestring) < size) {
@@ -190,8 +187,6 @@ static int get_string_field(dt_ctx *ctx, char *path, const char *field, const dt
       *found = 1;
     }
     cJSON_Delete(doc);
-  } else {
-    rc = sbio__dt_fail(ctx, op, &resp, err);
   }
   sbio_sdk_http_response_free(&resp);
   return rc;
