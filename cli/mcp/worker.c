@@ -319,9 +319,12 @@ mcp_worker *mcp_worker_start(mcp_server *srv) {
   return w;
 }
 
-static int enqueue(mcp_worker *w, mcp_job *j) {
+/* Appends j to the queue and wakes a thread. Refused, j released and 1
+ * returned, when the worker is stopping or, if `bounded`, the queue is
+ * full. */
+static int enqueue(mcp_worker *w, mcp_job *j, int bounded) {
   pthread_mutex_lock(&w->lock);
-  if (w->queued >= MCP_QUEUE_MAX || w->stopping) {
+  if ((bounded && w->queued >= MCP_QUEUE_MAX) || w->stopping) {
     pthread_mutex_unlock(&w->lock);
     job_unref(j);
     return 1;
@@ -341,7 +344,7 @@ int mcp_worker_submit(mcp_worker *w, mcp_session *s, mcp_channel *ch, const mj_v
                       const mj_value *args, const mj_value *progress_token, const char *version) {
   mcp_job *j = job_new(s, ch, id, tool, args, progress_token, version);
   if (!j) return -1;
-  return enqueue(w, j);
+  return enqueue(w, j, 1);
 }
 
 int mcp_worker_submit_reset(mcp_worker *w, atomic_int *live_sessions) {
@@ -351,21 +354,7 @@ int mcp_worker_submit_reset(mcp_worker *w, atomic_int *live_sessions) {
   pthread_mutex_init(&j->send_lock, NULL);
   j->reset_if_zero = live_sessions;
   /* A full queue still takes it: it is how the sandbox gets destroyed. */
-  pthread_mutex_lock(&w->lock);
-  if (w->stopping) {
-    pthread_mutex_unlock(&w->lock);
-    job_unref(j);
-    return -1;
-  }
-  if (w->tail)
-    w->tail->next = j;
-  else
-    w->head = j;
-  w->tail = j;
-  w->queued++;
-  pthread_cond_signal(&w->cond);
-  pthread_mutex_unlock(&w->lock);
-  return 0;
+  return enqueue(w, j, 0) ? -1 : 0;
 }
 
 /* Under w->lock: removes the queued jobs matching (s, key) (key NULL: all
