@@ -19,7 +19,8 @@ The blocking twin of every member is in ``sandboxio.sync``.
 
 from __future__ import annotations
 
-from ._api import DEFAULT_TIMEOUT, KILLED_EXIT, Files, Process, Sandbox, backends, connect, create
+from ._api import DEFAULT_TIMEOUT, Files, Process, Sandbox, backends, connect, create
+from ._facade import KILLED_EXIT
 from ._core import Host, default_host, set_default_host
 from ._lib import LibraryNotFound
 from .errors import (

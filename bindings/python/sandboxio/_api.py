@@ -10,11 +10,11 @@ from typing import Mapping, Optional, Union
 
 from . import _aio
 from ._core import CancelToken, Command, Host, _Handle, default_host
-from ._pipe import END, Pipe
-from .errors import Cancelled, CapabilityNotSupported, OrphanedSandboxWarning, SandboxError, SandboxGone
+from ._facade import ProcessBase, SandboxBase
+from ._pipe import END
+from .errors import OrphanedSandboxWarning, SandboxError
 from .models import (
     BackendInfo,
-    Capability,
     ExecResult,
     FileInfo,
     IsolationTier,
@@ -24,8 +24,6 @@ from .models import (
 )
 
 DEFAULT_TIMEOUT = 300.0
-#: The exit code of a command that was killed.
-KILLED_EXIT = 137
 
 
 async def create(
@@ -110,41 +108,13 @@ async def backends(host: Optional[Host] = None) -> list[BackendInfo]:
     return await _aio.call(lambda: (host if host is not None else default_host()).backends(), "backends")
 
 
-class Sandbox:
+class Sandbox(SandboxBase):
     """A live sandbox. ``async with`` destroys it on leaving the block,
     whatever happened in it; ``await sb.close()`` does the same."""
 
     def __init__(self, handle: _Handle) -> None:
-        self._h = handle
+        super().__init__(handle)
         self.files = Files(handle)
-
-    @property
-    def id(self) -> str:
-        return self._h.id
-
-    @property
-    def backend(self) -> str:
-        return self._h.backend
-
-    @property
-    def mechanism(self) -> str:
-        return self._h.mechanism
-
-    @property
-    def isolation(self) -> IsolationTier:
-        """The tier observed for this sandbox (its mechanism's)."""
-        return self._h.isolation
-
-    @property
-    def capabilities(self) -> Capability:
-        return self._h.capabilities
-
-    @property
-    def closed(self) -> bool:
-        return self._h.closed
-
-    def __repr__(self) -> str:
-        return f"<{self._h.describe()}>"
 
     async def run(
         self,
@@ -180,13 +150,7 @@ class Sandbox:
         """A streaming command: ``async with sb.stream(cmd) as p: async for
         chunk in p: ...``, then ``await p.wait()``. It starts on entering the
         block (or on the first iteration or wait)."""
-        if Capability.STREAMING not in self._h.capabilities:
-            raise CapabilityNotSupported(
-                f"backend {self._h.backend} cannot stream output",
-                "use run(), which returns the output when the command ends",
-                backend=self._h.backend,
-                sandbox_id=self._h.id,
-            )
+        self._require_streaming()
         p = Process(self._h, cmd, timeout=timeout, env=env, cwd=cwd, stdin=stdin)
         self._h.track(p._pipe)
         return p
@@ -245,7 +209,7 @@ class Files:
         await _aio.call(lambda: self._h.remove(path), "remove")
 
 
-class Process:
+class Process(ProcessBase):
     """A command started by Sandbox.stream(): an async iterator of
     OutputChunk (in order within each stream) and an awaitable exit.
 
@@ -263,13 +227,8 @@ class Process:
         cwd: Optional[str],
         stdin: Union[bytes, str, None],
     ) -> None:
-        self._h = handle
-        self._pipe = Pipe()
-        self._token = CancelToken()
-        self._args = (cmd, timeout, env, cwd, stdin)
+        super().__init__(handle, cmd, timeout=timeout, env=env, cwd=cwd, stdin=stdin)
         self._fut: Optional[asyncio.Future[ExecResult]] = None
-        self.returncode: Optional[int] = None
-        self._killed = False
 
     def _start(self) -> asyncio.Future[ExecResult]:
         if self._fut is None:
@@ -364,10 +323,9 @@ class Process:
         assert self._fut is not None and self._fut.done()
         exc = self._fut.exception()
         if exc is not None:
-            if self._killed and isinstance(exc, (Cancelled, SandboxGone)):
-                # Killed on request: that is the outcome, not an error.
-                self.returncode = KILLED_EXIT
-                return ExecResult(exit_code=KILLED_EXIT, stdout="", stderr="", streamed=True)
+            killed = self._killed_outcome(exc)
+            if killed is not None:
+                return killed
             raise exc
         result = self._fut.result()
         self.returncode = result.exit_code

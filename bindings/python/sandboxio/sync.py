@@ -15,13 +15,13 @@ import warnings
 from types import TracebackType
 from typing import Mapping, Optional, Union
 
-from ._api import DEFAULT_TIMEOUT, KILLED_EXIT
-from ._core import CancelToken, Command, Host, _Handle, default_host
-from ._pipe import END, Pipe
-from .errors import Cancelled, CapabilityNotSupported, OrphanedSandboxWarning, SandboxError, SandboxGone
+from ._api import DEFAULT_TIMEOUT
+from ._core import Command, Host, _Handle, default_host
+from ._facade import ProcessBase, SandboxBase
+from ._pipe import END
+from .errors import OrphanedSandboxWarning, SandboxError
 from .models import (
     BackendInfo,
-    Capability,
     ExecResult,
     FileInfo,
     IsolationTier,
@@ -78,39 +78,12 @@ def backends(host: Optional[Host] = None) -> list[BackendInfo]:
     return (host if host is not None else default_host()).backends()
 
 
-class Sandbox:
+class Sandbox(SandboxBase):
     """As sandboxio.Sandbox; ``with`` destroys it on leaving the block."""
 
     def __init__(self, handle: _Handle) -> None:
-        self._h = handle
+        super().__init__(handle)
         self.files = Files(handle)
-
-    @property
-    def id(self) -> str:
-        return self._h.id
-
-    @property
-    def backend(self) -> str:
-        return self._h.backend
-
-    @property
-    def mechanism(self) -> str:
-        return self._h.mechanism
-
-    @property
-    def isolation(self) -> IsolationTier:
-        return self._h.isolation
-
-    @property
-    def capabilities(self) -> Capability:
-        return self._h.capabilities
-
-    @property
-    def closed(self) -> bool:
-        return self._h.closed
-
-    def __repr__(self) -> str:
-        return f"<{self._h.describe()}>"
 
     def run(
         self,
@@ -132,13 +105,7 @@ class Sandbox:
         cwd: Optional[str] = None,
         stdin: Union[bytes, str, None] = None,
     ) -> Process:
-        if Capability.STREAMING not in self._h.capabilities:
-            raise CapabilityNotSupported(
-                f"backend {self._h.backend} cannot stream output",
-                "use run(), which returns the output when the command ends",
-                backend=self._h.backend,
-                sandbox_id=self._h.id,
-            )
+        self._require_streaming()
         p = Process(self._h, cmd, timeout=timeout, env=env, cwd=cwd, stdin=stdin)
         self._h.track(p._pipe)
         return p
@@ -186,7 +153,7 @@ class Files:
         self._h.remove(path)
 
 
-class Process:
+class Process(ProcessBase):
     """As sandboxio.Process: ``with sb.stream(cmd) as p: for chunk in p: ...``."""
 
     def __init__(
@@ -199,14 +166,9 @@ class Process:
         cwd: Optional[str],
         stdin: Union[bytes, str, None],
     ) -> None:
-        self._h = handle
-        self._pipe = Pipe()
-        self._token = CancelToken()
-        self._args = (cmd, timeout, env, cwd, stdin)
+        super().__init__(handle, cmd, timeout=timeout, env=env, cwd=cwd, stdin=stdin)
         self._thread: Optional[threading.Thread] = None
         self._outcome: list[Union[ExecResult, BaseException]] = []
-        self._killed = False
-        self.returncode: Optional[int] = None
 
     def _start(self) -> threading.Thread:
         if self._thread is None:
@@ -271,9 +233,9 @@ class Process:
     def _settle(self) -> ExecResult:
         outcome = self._outcome[0]
         if isinstance(outcome, BaseException):
-            if self._killed and isinstance(outcome, (Cancelled, SandboxGone)):
-                self.returncode = KILLED_EXIT
-                return ExecResult(exit_code=KILLED_EXIT, stdout="", stderr="", streamed=True)
+            killed = self._killed_outcome(outcome)
+            if killed is not None:
+                return killed
             raise outcome
         self.returncode = outcome.exit_code
         return outcome

@@ -79,7 +79,12 @@ def test_sync_stream_early_exit_and_kill(make_fake: Callable[..., Fake]) -> None
 
 
 def _public(cls: type) -> dict[str, Any]:
-    return {n: v for n, v in vars(cls).items() if not n.startswith("_") or n in ("__aenter__", "__aexit__")}
+    # Inherited members too: the facades share a base (sandboxio._facade).
+    return {
+        n: inspect.getattr_static(cls, n)
+        for n in dir(cls)
+        if not n.startswith("_") or n in ("__aenter__", "__aexit__")
+    }
 
 
 def _params(fn: Any) -> list[tuple[str, Any, Any]]:
