@@ -279,19 +279,9 @@ class Host:
                     L.sbio_create_options_set_disk_mb(opts, int(resources.disk_mb))
                 if resources.gpu is not None:
                     L.sbio_create_options_set_gpu(opts, cstr(resources.gpu, "resources.gpu"))
-            out = c_void_p()
-            ptr = self._enter()
-            try:
-                with _Error() as err:
-                    err.raise_for(L.sbio_sandbox_create(ptr, uri, opts, byref(out), err.ptr))
-                if not out.value:
-                    raise errors.InternalError("sbio_sandbox_create succeeded without a sandbox")
-                handle = _Handle(self, out.value)
-                with self._lock:
-                    self._handles.add(handle)
-                return handle
-            finally:
-                self._leave()
+            return self._open(
+                lambda ptr, out, err: L.sbio_sandbox_create(ptr, uri, opts, out, err), "sbio_sandbox_create"
+            )
         finally:
             L.sbio_create_options_free(opts)
 
@@ -315,21 +305,30 @@ class Host:
         try:
             if require_isolation is not None:
                 L.sbio_connect_options_require_isolation(opts, require_isolation.rank)
-            out = c_void_p()
-            ptr = self._enter()
-            try:
-                with _Error() as err:
-                    err.raise_for(L.sbio_sandbox_connect_ex(ptr, backend, sid, opts, byref(out), err.ptr))
-                if not out.value:
-                    raise errors.InternalError("sbio_sandbox_connect_ex succeeded without a sandbox")
-                handle = _Handle(self, out.value)
-                with self._lock:
-                    self._handles.add(handle)
-                return handle
-            finally:
-                self._leave()
+            return self._open(
+                lambda ptr, out, err: L.sbio_sandbox_connect_ex(ptr, backend, sid, opts, out, err),
+                "sbio_sandbox_connect_ex",
+            )
         finally:
             L.sbio_connect_options_free(opts)
+
+    def _open(self, call: Callable[[int, Any, Any], Any], name: str) -> _Handle:
+        """Runs `call(host, &sandbox, error)`, the C call that opens a sandbox
+        (create or connect), as a long call close waits for, and keeps the
+        sandbox it gives among this host's handles."""
+        out = c_void_p()
+        ptr = self._enter()
+        try:
+            with _Error() as err:
+                err.raise_for(call(ptr, byref(out), err.ptr))
+            if not out.value:
+                raise errors.InternalError(f"{name} succeeded without a sandbox")
+            handle = _Handle(self, out.value)
+            with self._lock:
+                self._handles.add(handle)
+            return handle
+        finally:
+            self._leave()
 
     def _enter(self) -> int:
         """Marks a long call (a create) in flight; close waits for it."""
