@@ -10,13 +10,7 @@
 
 /* "/sandbox/" + escaped id + suffix, relative to the API's base. */
 static char *sandbox_path(const char *id, const char *suffix) {
-  char *esc = sbio_sdk_http_escape(id);
-  if (!esc) return NULL;
-  size_t n = strlen(esc) + strlen(suffix) + 16;
-  char *path = malloc(n);
-  if (path) snprintf(path, n, "/sandbox/%s%s", esc, suffix);
-  free(esc);
-  return path;
+  return sbio_sdk_http_path("/sandbox/", id, suffix);
 }
 
 /* Sends req to the API under the operation's call. */

@@ -30,12 +30,8 @@ static char *filters_query(const sbio_bk_kv *labels, size_t n) {
   char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
   cJSON_Delete(root);
   if (!json) return NULL;
-  char *esc = sbio_sdk_http_escape(json);
+  char *path = sbio_sdk_http_path("/containers/json?all=1&filters=", json, "");
   free(json);
-  size_t len = esc ? strlen(esc) + 64 : 0;
-  char *path = esc ? malloc(len) : NULL;
-  if (path) snprintf(path, len, "/containers/json?all=1&filters=%s", esc);
-  free(esc);
   return path;
 }
 

@@ -55,13 +55,7 @@ static cJSON *parse_body(const sbio_sdk_http_response *resp) {
 }
 
 static char *sandbox_path(const char *id, const char *tail) {
-  char *eid = sbio_sdk_http_escape(id);
-  if (!eid) return NULL;
-  size_t n = strlen(eid) + strlen(tail) + 16;
-  char *p = malloc(n);
-  if (p) snprintf(p, n, "/sandboxes/%s%s", eid, tail);
-  free(eid);
-  return p;
+  return sbio_sdk_http_path("/sandboxes/", id, tail);
 }
 
 static int oom(sbio_bk_error *err) {

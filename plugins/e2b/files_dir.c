@@ -20,14 +20,8 @@ int sbio__e2b_file_begin(e2b_sandbox *sb, const char *path, const sbio_bk_call *
 }
 
 char *sbio__e2b_files_path(const e2b_sandbox *sb, const char *abs) {
-  char *epath = sbio_sdk_http_escape(abs);
-  if (!epath) return NULL;
   int old = !sbio__e2b_version_at_least(sb->envd_version, E2B_ENVD_DEFAULT_USER);
-  size_t n = strlen(epath) + 48;
-  char *path = malloc(n);
-  if (path) snprintf(path, n, "/files?path=%s%s", epath, old ? "&username=user" : "");
-  free(epath);
-  return path;
+  return sbio_sdk_http_path("/files?path=", abs, old ? "&username=user" : "");
 }
 
 static cJSON *path_message(const char *abs) {

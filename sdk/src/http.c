@@ -197,6 +197,16 @@ void sbio__http_slot_give(sbio_sdk_http *c, http_slot *slot) {
   slot_free(slot); /* the pool is full */
 }
 
+char *sbio_sdk_http_path(const char *before, const char *value, const char *after) {
+  char *esc = sbio_sdk_http_escape(value);
+  if (!esc) return NULL;
+  size_t n = strlen(before) + strlen(esc) + strlen(after) + 1;
+  char *path = malloc(n);
+  if (path) snprintf(path, n, "%s%s%s", before, esc, after);
+  free(esc);
+  return path;
+}
+
 char *sbio_sdk_http_escape(const char *text) {
   static const char hex[] = "0123456789ABCDEF";
   size_t len = strlen(text ? text : "");

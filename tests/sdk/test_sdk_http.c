@@ -491,6 +491,12 @@ static void escape_and_call_init(void **state) {
   e = sbio_sdk_http_escape("");
   assert_string_equal(e, "");
   free(e);
+  e = sbio_sdk_http_path("/sandboxes/", "a/b c", "/timeout?x=1");
+  assert_string_equal(e, "/sandboxes/a%2Fb%20c/timeout?x=1");
+  free(e);
+  e = sbio_sdk_http_path("/files?path=", "", "");
+  assert_string_equal(e, "/files?path=");
+  free(e);
   test_host h;
   test_host_init(&h);
   sbio_bk_call call;

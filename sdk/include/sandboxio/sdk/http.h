@@ -281,6 +281,11 @@ void sbio_sdk_call_narrow(sbio_sdk_subcall *sub, const sbio_bk_call *parent, dou
 /* Percent-encodes everything but unreserved characters (A-Z a-z 0-9 - . _ ~),
  * for one path segment or query value. malloc'd; NULL on out-of-memory. */
 char *sbio_sdk_http_escape(const char *text);
+/* A request path with one escaped value in it: before + escaped value +
+ * after ("/sandboxes/" + id + "/timeout", "/files?path=" + path + ""), so
+ * an id or a file name cannot add a segment or a query of its own. before
+ * and after are taken as they are. malloc'd; NULL on out-of-memory. */
+char *sbio_sdk_http_path(const char *before, const char *value, const char *after);
 
 #ifdef __cplusplus
 }
