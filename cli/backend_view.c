@@ -23,6 +23,15 @@ static void append(char *buf, size_t size, size_t *used, const char *text) {
   if (*used >= size) *used = size;
 }
 
+/* The name of capability bit `bit`, or "bit N" (written into buf) for a
+ * bit this library has no name for: a newer backend's flag still shows. */
+static const char *cap_label(unsigned bit, char *buf, size_t size) {
+  const char *name = sbio_capability_name((sbio_caps)1 << bit);
+  if (name) return name;
+  snprintf(buf, size, "bit %u", bit);
+  return buf;
+}
+
 void cli_caps_text(sbio_caps caps, char *buf, size_t size) {
   size_t used = 0;
   if (size == 0) return;
@@ -30,12 +39,8 @@ void cli_caps_text(sbio_caps caps, char *buf, size_t size) {
   for (unsigned bit = 0; bit < 64; bit++) {
     sbio_caps flag = (sbio_caps)1 << bit;
     if (!(caps & flag)) continue;
-    const char *name = sbio_capability_name(flag);
     char unknown[16];
-    if (!name) {
-      snprintf(unknown, sizeof unknown, "bit %u", bit);
-      name = unknown;
-    }
+    const char *name = cap_label(bit, unknown, sizeof unknown);
     append(buf, size, &used, name);
   }
 }
@@ -57,12 +62,8 @@ static int add_caps(cJSON *obj, sbio_caps caps) {
   for (unsigned bit = 0; bit < 64; bit++) {
     sbio_caps flag = (sbio_caps)1 << bit;
     if (!(caps & flag)) continue;
-    const char *name = sbio_capability_name(flag);
     char unknown[16];
-    if (!name) {
-      snprintf(unknown, sizeof unknown, "bit %u", bit);
-      name = unknown;
-    }
+    const char *name = cap_label(bit, unknown, sizeof unknown);
     cJSON *s = cJSON_CreateString(name);
     if (!s || !cJSON_AddItemToArray(arr, s)) {
       cJSON_Delete(s);
