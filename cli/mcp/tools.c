@@ -150,6 +150,15 @@ static void gone(mcp_call *call, sbio_sandbox *sb, tool_result *r) {
            mcp_holder_timeout(call->holder));
 }
 
+/* A file tool's failure: the library's error, and the holder forgets a
+ * sandbox that is gone so that the next call creates a new one. Frees err. */
+static void file_tool_failed(mcp_call *call, sbio_sandbox *sb, tool_result *r, sbio_error *err, sbio_code rc,
+                             const char *fix) {
+  set_library_error(r, err, rc, fix);
+  if (rc == SBIO_E_GONE) gone(call, sb, r);
+  sbio_error_free(err);
+}
+
 /* ------------------------------------------------------------------ exec */
 static sbio_exec_options *exec_options(sbio_sandbox *sb, mcp_call *call, tool_result *r) {
   sbio_exec_options *o = sbio_exec_options_new();
@@ -304,13 +313,11 @@ static void read_file(const mj_value *args, mcp_call *call, tool_result *r) {
   size_t len = 0;
   sbio_code rc = err ? sbio_file_read(sb, path->text, MCP_FILE_CAP, &data, &len, err) : SBIO_E_INTERNAL;
   if (rc != SBIO_OK) {
-    set_library_error(r, err, rc, FILE_FIX);
+    file_tool_failed(call, sb, r, err, rc, FILE_FIX);
     if (rc == SBIO_E_FS && strstr(r->message, "read limit"))
       snprintf(r->hint, sizeof r->hint,
                "read_file returns at most %zu bytes; use run_command (head, tail, grep) to look at parts of it",
                MCP_FILE_CAP);
-    if (rc == SBIO_E_GONE) gone(call, sb, r);
-    sbio_error_free(err);
     return;
   }
   sbio_error_free(err);
@@ -381,9 +388,7 @@ static void write_file(const mj_value *args, mcp_call *call, tool_result *r) {
   sbio_code rc = err ? sbio_file_write(sb, path->text, data, len, err) : SBIO_E_INTERNAL;
   free(decoded);
   if (rc != SBIO_OK) {
-    set_library_error(r, err, rc, "create the parent directory first (run_command: mkdir -p DIR)");
-    if (rc == SBIO_E_GONE) gone(call, sb, r);
-    sbio_error_free(err);
+    file_tool_failed(call, sb, r, err, rc, "create the parent directory first (run_command: mkdir -p DIR)");
     return;
   }
   sbio_error_free(err);
@@ -404,9 +409,7 @@ static void list_files(const mj_value *args, mcp_call *call, tool_result *r) {
   sbio_file_list *l = NULL;
   sbio_code rc = err ? sbio_file_list_dir(sb, dir, &l, err) : SBIO_E_INTERNAL;
   if (rc != SBIO_OK) {
-    set_library_error(r, err, rc, FILE_FIX);
-    if (rc == SBIO_E_GONE) gone(call, sb, r);
-    sbio_error_free(err);
+    file_tool_failed(call, sb, r, err, rc, FILE_FIX);
     return;
   }
   sbio_error_free(err);
