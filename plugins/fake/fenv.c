@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "fenv.h"
 
+#include "sorted.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,23 +20,13 @@ void sbio__fake_env_free(fake_env *e) {
   sbio__fake_env_init(e);
 }
 
+static const char *env_key_at(const void *table, size_t i) {
+  return ((const fake_env *)table)->keys[i];
+}
+
 /* Index of `key`, or where it would be inserted (*found says which). */
 static size_t env_find(const fake_env *e, const char *key, int *found) {
-  size_t lo = 0, hi = e->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(e->keys[mid], key);
-    if (c == 0) {
-      *found = 1;
-      return mid;
-    }
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  *found = 0;
-  return lo;
+  return sbio__fake_sorted_find(e, e->n, env_key_at, key, found);
 }
 
 static int env_reserve(fake_env *e) {

@@ -2,6 +2,7 @@
 #include "memfs.h"
 
 #include "fspath.h"
+#include "sorted.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,23 +29,13 @@ struct fake_memfs {
   size_t capacity; /* limit on `used` */
 };
 
+static const char *node_path_at(const void *table, size_t i) {
+  return ((const fake_memfs *)table)->nodes[i].path;
+}
+
 /* Index of `path` or of where it would go. */
 static size_t fs_find(const fake_memfs *fs, const char *path, int *found) {
-  size_t lo = 0, hi = fs->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(fs->nodes[mid].path, path);
-    if (c == 0) {
-      *found = 1;
-      return mid;
-    }
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  *found = 0;
-  return lo;
+  return sbio__fake_sorted_find(fs, fs->n, node_path_at, path, found);
 }
 
 static fs_node *fs_get(const fake_memfs *fs, const char *path) {
