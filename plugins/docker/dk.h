@@ -69,6 +69,13 @@ int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio
 /* Refusals that need no engine: allow-lists, egress allow, disk, GPU. */
 int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *req, sbio_bk_error *err);
 
+/* spec.c: the hardened container spec (HostConfig, Env, Labels, Image,
+ * WorkingDir) every container gets; the caller adds Entrypoint and Cmd.
+ * NULL when out of memory. */
+struct cJSON;
+struct cJSON *sbio__dk_container_spec(const dk_instance *inst, const sbio_bk_create_req *req, const char *image,
+                                      const char *runtime);
+
 /* sandbox.c */
 int sbio__dk_op_connect(void *instance, const char *id, const sbio_bk_call *call, void **sandbox,
                         sbio_bk_sandbox_info *info, sbio_bk_error *err);
