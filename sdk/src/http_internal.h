@@ -69,6 +69,7 @@ typedef struct http_xfer {
   long cap_ms;  /* the attempt's own limit when shorter than left_ms, else 0 */
   sbio__sdk_buf body, headers;
   int too_large, stopped, nomem;
+  int head_done; /* the head of a 2xx answer (the last one, not a 1xx) is complete */
   int *sink_used;
 } http_xfer;
 

@@ -43,8 +43,16 @@ static size_t on_header(char *line, size_t size, size_t n, void *user) {
   if (len >= 5 && !memcmp(line, "HTTP/", 5)) {
     free(x->headers.data);
     memset(&x->headers, 0, sizeof x->headers);
+    x->head_done = 0;
   }
   if (x->headers.len + len <= HTTP_HEADERS_LIMIT) sbio__sdk_buf_add(&x->headers, line, len);
+  /* The blank line ends a head; a stream opened "at head" may return then,
+   * but only for a 2xx answer (an error's body is read whole). */
+  if ((len == 2 && line[0] == '\r') || (len == 1 && line[0] == '\n')) {
+    long status = 0;
+    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+    x->head_done = status >= 200 && status < 300;
+  }
   return len;
 }
 

@@ -23,6 +23,7 @@ struct sbio_sdk_http_stream {
   int ended;     /* the transfer finished, or was abandoned, and x was ended */
   int failed;    /* ... and not with a complete body */
   int delivered; /* buf went to the reader: dropped on the next read */
+  int at_head;   /* open returns once a 2xx head is complete (open_at_head) */
   CURLcode rc;
   int outcome;
 };
@@ -79,7 +80,7 @@ static void end(sbio_sdk_http_stream *s, sbio_sdk_http_response *into) {
 /* Runs the transfer until it has bytes for the reader or is over. */
 static void pump(sbio_sdk_http_stream *s) {
   http_slot *slot = s->x.slot;
-  while (!s->ended && s->len == 0) {
+  while (!s->ended && s->len == 0 && !(s->at_head && s->x.head_done)) {
     int running = 0;
     if (curl_multi_perform(slot->multi, &running) != CURLM_OK) {
       s->rc = CURLE_RECV_ERROR;
@@ -92,7 +93,7 @@ static void pump(sbio_sdk_http_stream *s) {
         running = 0;
       }
     if (!running && s->rc == CURLE_AGAIN) s->rc = CURLE_RECV_ERROR; /* over without a result: say so */
-    if (!running || s->len) return;
+    if (!running || s->len || (s->at_head && s->x.head_done)) return;
     if (s->call->cancelled && s->call->cancelled(s->call)) {
       s->outcome = SBIO_SDK_HTTP_CANCELLED;
       s->rc = CURLE_ABORTED_BY_CALLBACK;
@@ -117,8 +118,8 @@ static void stop_transfer(sbio_sdk_http_stream *s) {
   curl_multi_remove_handle(s->x.slot->multi, s->x.easy);
 }
 
-int sbio_sdk_http_stream_open(sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
-                              sbio_sdk_http_stream **stream, sbio_sdk_http_response *resp) {
+static int stream_open(sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
+                       sbio_sdk_http_stream **stream, sbio_sdk_http_response *resp, int at_head) {
   memset(resp, 0, sizeof *resp);
   if (stream) *stream = NULL;
   if (!c || !req || !call || !stream) {
@@ -142,6 +143,7 @@ int sbio_sdk_http_stream_open(sbio_sdk_http *c, const sbio_sdk_http_request *req
   s->req.sink = NULL;
   s->call = call;
   s->resp = resp;
+  s->at_head = at_head;
   s->outcome = SBIO_SDK_HTTP_ANSWERED;
   s->rc = CURLE_AGAIN; /* "still running" until the transfer says otherwise */
   resp->attempts = 1;
@@ -169,7 +171,9 @@ int sbio_sdk_http_stream_open(sbio_sdk_http *c, const sbio_sdk_http_request *req
     free(s);
     return answered ? 0 : -1;
   }
-  /* A 2xx with its first bytes: the headers are complete. */
+  /* A 2xx with its first bytes (or, at_head, its complete head): the
+   * headers are complete. From here on reads wait for bytes. */
+  s->at_head = 0;
   resp->status = status;
   resp->headers = strdup(s->x.headers.data ? s->x.headers.data : "");
   resp->headers_len = resp->headers ? strlen(resp->headers) : 0;
@@ -183,6 +187,16 @@ int sbio_sdk_http_stream_open(sbio_sdk_http *c, const sbio_sdk_http_request *req
   }
   *stream = s;
   return 0;
+}
+
+int sbio_sdk_http_stream_open(sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
+                              sbio_sdk_http_stream **stream, sbio_sdk_http_response *resp) {
+  return stream_open(c, req, call, stream, resp, 0);
+}
+
+int sbio_sdk_http_stream_open_at_head(sbio_sdk_http *c, const sbio_sdk_http_request *req, const sbio_bk_call *call,
+                                      sbio_sdk_http_stream **stream, sbio_sdk_http_response *resp) {
+  return stream_open(c, req, call, stream, resp, 1);
 }
 
 long sbio_sdk_http_stream_read(sbio_sdk_http_stream *s, const void **data) {

@@ -20,6 +20,7 @@ struct stream_server {
   int fd, port;
   pthread_t thread;
   atomic_int stop;
+  atomic_int released; /* stream_server_release(): /wait sends its body */
   pthread_mutex_t lock;
   char paths[MAX_PATHS][128];
   int hits[MAX_PATHS];
@@ -160,6 +161,23 @@ static void stall(stream_server *s, int fd) {
   }
 }
 
+/* Docker's container wait, in miniature: the head at once, the body only
+ * when the test says the awaited thing happened (or the client leaves). */
+static void wait_route(stream_server *s, int fd) {
+  const char *head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  if (send_all(fd, head, strlen(head)) != 0) return;
+  for (int waited = 0; waited < 20000 && !atomic_load(&s->stop); waited += 20) {
+    if (atomic_load(&s->released)) {
+      const char *body = "10\r\n{\"StatusCode\":7}\r\n0\r\n\r\n";
+      send_all(fd, body, strlen(body));
+      return;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    char b[64];
+    if (poll(&p, 1, 20) > 0 && recv(fd, b, sizeof b, 0) <= 0) return;
+  }
+}
+
 static void serve(stream_server *s, int fd) {
   char *buf = malloc(REQ_MAX + 1);
   size_t len = 0;
@@ -191,6 +209,8 @@ static void serve(stream_server *s, int fd) {
     answer(fd, 503, "{\"message\":\"busy\"}", 18);
   } else if (sscanf(path, "/stream/%d", &a) == 1 && a >= 0) {
     stream(fd, (size_t)a);
+  } else if (!strcmp(path, "/wait")) {
+    wait_route(s, fd);
   } else if (!strcmp(path, "/stall")) {
     stall(s, fd);
   } else if (sscanf(path, "/status/%d", &a) == 1) {
@@ -239,6 +259,10 @@ stream_server *stream_server_start(void) {
     return NULL;
   }
   return s;
+}
+
+void stream_server_release(stream_server *s) {
+  atomic_store(&s->released, 1);
 }
 
 int stream_server_port(const stream_server *s) {

@@ -246,6 +246,58 @@ static void stream_stops_at_the_deadline(void **state) {
   sbio_sdk_http_response_free(&resp);
 }
 
+/* A wait that answers at once and sends its body when the awaited thing
+ * happens: stream_open would wait for that body (here it never comes, so
+ * the deadline ends it); open_at_head returns with the head, before the
+ * thing happens, and the body is read afterwards. */
+static void stream_open_at_head_returns_before_the_body(void **state) {
+  fixture *f = *state;
+  sbio_bk_call call;
+  test_call_init(&call, &f->host, 1);
+  sbio_sdk_http_request req = {.method = "POST", .path = "/wait", .body = "{}", .body_len = 2};
+  sbio_sdk_http_stream *s = NULL;
+  sbio_sdk_http_response resp;
+  assert_int_equal(sbio_sdk_http_stream_open(f->client, &req, &call, &s, &resp), -1);
+  assert_null(s);
+  assert_int_equal(resp.outcome, SBIO_SDK_HTTP_TIMEOUT);
+  sbio_sdk_http_response_free(&resp);
+
+  test_call_init(&call, &f->host, 10);
+  assert_int_equal(sbio_sdk_http_stream_open_at_head(f->client, &req, &call, &s, &resp), 0);
+  assert_non_null(s);
+  assert_int_equal(resp.status, 200);
+  char v[64];
+  assert_non_null(sbio_sdk_http_header(&resp, "Content-Type", v, sizeof v));
+  assert_string_equal(v, "application/json");
+  stream_server_release(f->server);
+  const void *data;
+  char body[64] = "";
+  size_t len = 0;
+  for (long n; (n = sbio_sdk_http_stream_read(s, &data)) > 0; len += (size_t)n) {
+    assert_true(len + (size_t)n < sizeof body);
+    memcpy(body + len, data, (size_t)n);
+  }
+  assert_string_equal(body, "{\"StatusCode\":7}");
+  assert_int_equal(resp.outcome, SBIO_SDK_HTTP_ANSWERED);
+  sbio_sdk_http_stream_close(s);
+  sbio_sdk_http_response_free(&resp);
+}
+
+/* An error answer is still read whole: at_head only returns early for a 2xx. */
+static void stream_open_at_head_reads_an_error_whole(void **state) {
+  fixture *f = *state;
+  sbio_bk_call call;
+  test_call_init(&call, &f->host, 10);
+  sbio_sdk_http_request req = {.path = "/status/404"};
+  sbio_sdk_http_stream *s = NULL;
+  sbio_sdk_http_response resp;
+  assert_int_equal(sbio_sdk_http_stream_open_at_head(f->client, &req, &call, &s, &resp), 0);
+  assert_null(s);
+  assert_int_equal(resp.status, 404);
+  assert_non_null(strstr(resp.body, "status 404 from the stream server"));
+  sbio_sdk_http_response_free(&resp);
+}
+
 static int cancel_now(const sbio_bk_call *call) {
   (void)call;
   return 1;
@@ -439,6 +491,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(stream_of_an_empty_body, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_stops_at_the_deadline, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_closed_early_leaves_the_client_usable, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_open_at_head_returns_before_the_body, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_open_at_head_reads_an_error_whole, setup, teardown),
       cmocka_unit_test_setup_teardown(upgrade_with_101, setup, teardown),
       cmocka_unit_test_setup_teardown(upgrade_answered_with_200, setup, teardown),
       cmocka_unit_test_setup_teardown(upgrade_refused, setup, teardown),

@@ -50,6 +50,14 @@ typedef struct sbio_sdk_http_stream sbio_sdk_http_stream;
  * used. */
 int sbio_sdk_http_stream_open(sbio_sdk_http *client, const sbio_sdk_http_request *req, const sbio_bk_call *call,
                               sbio_sdk_http_stream **stream, sbio_sdk_http_response *resp);
+/* The same, but returns as soon as the head of a 2xx answer is complete,
+ * without waiting for a first byte of its body: for an API that answers at
+ * once and sends its body only when something happens, where the caller
+ * must know the request is in place before it goes on (Docker's container
+ * wait, which must be registered before the container starts). Any other
+ * answer is read whole into resp, as stream_open does. */
+int sbio_sdk_http_stream_open_at_head(sbio_sdk_http *client, const sbio_sdk_http_request *req, const sbio_bk_call *call,
+                                      sbio_sdk_http_stream **stream, sbio_sdk_http_response *resp);
 /* The next piece of the body: > 0 bytes at *data (valid until the next
  * call), 0 at its end, -1 on failure (resp->outcome and resp->error of the
  * open call say why: a timeout, a cancellation, a broken connection). */
