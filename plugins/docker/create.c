@@ -91,9 +91,8 @@ static int post_create(dk_instance *inst, const char *body, const sbio_bk_call *
   return ok ? 0 : -2;
 }
 
-/* Creates the container, pulling the image first as the policy says. */
-static int create_container(dk_instance *inst, const char *body, const char *image, const sbio_bk_call *call, char *id,
-                            size_t id_size, sbio_bk_error *err) {
+int sbio__dk_create_container(dk_instance *inst, const char *body, const char *image, const sbio_bk_call *call,
+                              char *id, size_t id_size, sbio_bk_error *err) {
   dk_pull policy = inst->settings.pull;
   int rc = policy == DK_PULL_ALWAYS ? sbio__dk_image_pull(inst, image, call, err) : SBIO_OK;
   for (int attempt = 0; rc == SBIO_OK; attempt++) {
@@ -122,22 +121,39 @@ static int create_container(dk_instance *inst, const char *body, const char *ima
   return rc;
 }
 
-static int start_container(dk_instance *inst, const char *id, const sbio_bk_call *call, sbio_bk_error *err) {
+/* True when the engine's answer says the main process's program is not in
+ * the image (runc: "executable file not found", "no such file or
+ * directory"). */
+static int program_missing(const sbio_sdk_http_response *resp) {
+  return resp->outcome == SBIO_SDK_HTTP_ANSWERED && resp->status >= 400 && resp->body &&
+         (strstr(resp->body, "executable file not found") || strstr(resp->body, "no such file or directory"));
+}
+
+int sbio__dk_start_container(dk_instance *inst, const char *id, const char *program, const sbio_bk_call *call,
+                             sbio_bk_error *err) {
   char path[160];
   snprintf(path, sizeof path, "/containers/%s/start", id);
   sbio_sdk_http_response resp;
   int rc = sbio__dk_send(inst, "POST", path, NULL, call, &resp);
-  if (rc == 0 && (resp.status == 204 || resp.status == 304))
+  if (rc == 0 && (resp.status == 204 || resp.status == 304)) {
     rc = SBIO_OK;
-  else
+  } else if (rc == 0 && program_missing(&resp)) {
+    char msg[300];
+    rc = sbio_sdk_error(err, SBIO_E_CREATE,
+                        "use an image with busybox or coreutils (they provide `sleep` and `timeout`)",
+                        "docker: container %.12s could not start: the image has no `%s` program, which the backend "
+                        "runs as the sandbox's lifetime backstop (%s)",
+                        id, program, sbio__dk_engine_message(&resp, msg, sizeof msg));
+  } else {
     rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "start the container", err);
+  }
   sbio_sdk_http_response_free(&resp);
   return rc;
 }
 
 /* Reads back the runtime the container really got. */
-static int observed_runtime(dk_instance *inst, const char *id, const sbio_bk_call *call, char *runtime, size_t size,
-                            sbio_bk_error *err) {
+static int observed_runtime(dk_instance *inst, const char *id, int need_running, const sbio_bk_call *call,
+                            char *runtime, size_t size, sbio_bk_error *err) {
   char path[160];
   snprintf(path, sizeof path, "/containers/%s/json", id);
   sbio_sdk_http_response resp;
@@ -154,7 +170,7 @@ static int observed_runtime(dk_instance *inst, const char *id, const sbio_bk_cal
   const cJSON *state = root ? cJSON_GetObjectItemCaseSensitive(root, "State") : NULL;
   const cJSON *running = state ? cJSON_GetObjectItemCaseSensitive(state, "Running") : NULL;
   rc = SBIO_OK;
-  if (!cJSON_IsTrue(running))
+  if (need_running && !cJSON_IsTrue(running))
     rc = sbio_sdk_error(err, SBIO_E_CREATE, "check that the image has a `sleep` program",
                         "docker: container %.12s stopped right after it started", id);
   else if (!cJSON_IsString(rt) || !rt->valuestring || !rt->valuestring[0])
@@ -165,66 +181,85 @@ static int observed_runtime(dk_instance *inst, const char *id, const sbio_bk_cal
   return rc;
 }
 
+int sbio__dk_prepare(dk_instance *inst, const sbio_bk_create_req *req, const sbio_bk_call *call, const char **image,
+                     char *runtime, size_t size, sbio_bk_error *err) {
+  *image = req->template_name && req->template_name[0] ? req->template_name : inst->settings.image;
+  int rc = sbio__dk_check_request(inst, req, err);
+  if (rc == SBIO_OK) rc = sbio__dk_image_check(*image, err);
+  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(inst, call, SBIO_E_CREATE, err);
+  if (rc == SBIO_OK && inst->settings.runtime)
+    snprintf(runtime, size, "%s", inst->settings.runtime);
+  else if (rc == SBIO_OK)
+    rc = sbio__dk_engine_default_runtime(inst, call, SBIO_E_CREATE, runtime, size, err);
+  return rc;
+}
+
+int sbio__dk_observe_mechanism(dk_instance *inst, const char *id, const char *runtime, int need_running,
+                               const sbio_bk_call *call, char *mechanism, size_t size, sbio_bk_error *err) {
+  char observed[64] = "";
+  int rc = observed_runtime(inst, id, need_running, call, observed, sizeof observed, err);
+  if (rc != SBIO_OK) return rc;
+  sbio__dk_podman_runtime(inst, id, call, observed, sizeof observed);
+  /* Podman's compat create ignores HostConfig.Runtime and runs its own
+   * default: a configured runtime that did not run is an error, not a
+   * silently weaker sandbox. */
+  if (inst->settings.runtime && strcmp(observed, runtime) != 0 && strcmp(observed, "unknown") != 0)
+    return sbio_sdk_error(err, SBIO_E_CREATE,
+                          "this engine does not honour the runtime setting (Podman: set the runtime in "
+                          "containers.conf, [engine] runtime, and leave the setting out)",
+                          "docker: the engine at %s ran container %.12s with runtime '%.40s', not the configured "
+                          "'%.40s'",
+                          inst->endpoint.display, id, observed, runtime);
+  sbio__dk_engine_mechanism(inst, observed, call, mechanism, size);
+  return SBIO_OK;
+}
+
+int sbio__dk_discard(dk_instance *inst, const char *id, const sbio_bk_call *call, double seconds, sbio_bk_error *err) {
+  int removed = 0;
+  sbio_bk_error why = {.size = sizeof why};
+  /* Its own time: the operation's may be spent, and this must happen; but
+   * never more than the margin past the operation's deadline (a frozen
+   * engine: the container then waits for `sbio reap`, as the error says). */
+  sbio_bk_call cleanup;
+  sbio_sdk_call_cleanup_bounded(&cleanup, call, seconds);
+  if (sbio__dk_remove_container(inst, id, &cleanup, &removed, &why) == SBIO_OK) return 1;
+  if (err && err->message[0]) {
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, "; removing container %.12s also failed: %s", id, why.message);
+    snprintf(err->hint, sizeof err->hint, "%s", DK_REAP_HINT);
+  } else if (err) {
+    *err = why;
+  }
+  return 0;
+}
+
 int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio_bk_call *call, void **sandbox,
                        sbio_bk_sandbox_info *info, sbio_bk_error *err) {
   dk_instance *inst = instance;
   if (!inst || !req || !call || !sandbox || !info)
     return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker create: missing argument");
   *sandbox = NULL;
-  const char *image = req->template_name && req->template_name[0] ? req->template_name : inst->settings.image;
-  int rc = sbio__dk_check_request(inst, req, err);
-  if (rc == SBIO_OK) rc = sbio__dk_image_check(image, err);
-  if (rc == SBIO_OK) rc = sbio__dk_engine_ready(inst, call, SBIO_E_CREATE, err);
+  const char *image = NULL;
   char runtime[64];
-  if (rc == SBIO_OK && inst->settings.runtime)
-    snprintf(runtime, sizeof runtime, "%s", inst->settings.runtime);
-  else if (rc == SBIO_OK)
-    rc = sbio__dk_engine_default_runtime(inst, call, SBIO_E_CREATE, runtime, sizeof runtime, err);
+  int rc = sbio__dk_prepare(inst, req, call, &image, runtime, sizeof runtime, err);
   if (rc != SBIO_OK) return rc;
 
   char *body = create_body(inst, req, image, runtime);
   if (!body) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the create request");
   char id[72] = "";
-  rc = create_container(inst, body, image, call, id, sizeof id, err);
+  rc = sbio__dk_create_container(inst, body, image, call, id, sizeof id, err);
   free(body);
   if (rc != SBIO_OK) return rc;
 
   /* From here on the container exists: any failure removes it. */
-  char observed[64] = "";
-  rc = start_container(inst, id, call, err);
-  if (rc == SBIO_OK) rc = observed_runtime(inst, id, call, observed, sizeof observed, err);
-  dk_sandbox *sb = NULL;
   char mechanism[64] = "";
-  if (rc == SBIO_OK) sbio__dk_podman_runtime(inst, id, call, observed, sizeof observed);
-  /* Podman's compat create ignores HostConfig.Runtime and runs its own
-   * default: a configured runtime that did not run is an error, not a
-   * silently weaker sandbox. */
-  if (rc == SBIO_OK && inst->settings.runtime && strcmp(observed, runtime) != 0 && strcmp(observed, "unknown") != 0)
-    rc = sbio_sdk_error(err, SBIO_E_CREATE,
-                        "this engine does not honour the runtime setting (Podman: set the runtime in "
-                        "containers.conf, [engine] runtime, and leave the setting out)",
-                        "docker: the engine at %s ran container %.12s with runtime '%.40s', not the configured "
-                        "'%.40s'",
-                        inst->endpoint.display, id, observed, runtime);
-  if (rc == SBIO_OK) {
-    sbio__dk_engine_mechanism(inst, observed, call, mechanism, sizeof mechanism);
-    sb = sbio__dk_sandbox_new(inst, id, mechanism);
-    if (!sb) rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
-  }
+  dk_sandbox *sb = NULL;
+  rc = sbio__dk_start_container(inst, id, "sleep", call, err);
+  if (rc == SBIO_OK) rc = sbio__dk_observe_mechanism(inst, id, runtime, 1, call, mechanism, sizeof mechanism, err);
+  if (rc == SBIO_OK && !(sb = sbio__dk_sandbox_new(inst, id, mechanism)))
+    rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   if (rc != SBIO_OK) {
-    int removed = 0;
-    sbio_bk_error ignored = {.size = sizeof ignored};
-    /* Its own time: the create's may be spent, and this must happen; but
-     * never more than the margin past the create's deadline (a frozen
-     * engine: the container then waits for `sbio reap`, as the error says). */
-    sbio_bk_call cleanup;
-    sbio_sdk_call_cleanup_bounded(&cleanup, call, CLEANUP_S);
-    if (sbio__dk_remove_container(inst, id, &cleanup, &removed, &ignored) != SBIO_OK && err) {
-      size_t n = strlen(err->message);
-      snprintf(err->message + n, sizeof err->message - n, "; removing container %.12s also failed: %s", id,
-               ignored.message);
-      snprintf(err->hint, sizeof err->hint, "%s", DK_REAP_HINT);
-    }
+    sbio__dk_discard(inst, id, call, CLEANUP_S, err);
     return rc;
   }
   snprintf(info->id, sizeof info->id, "%s", sb->short_id);

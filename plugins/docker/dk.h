@@ -69,6 +69,33 @@ int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio
 /* Refusals that need no engine: allow-lists, egress allow, disk, GPU. */
 int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *req, sbio_bk_error *err);
 
+/* The steps of a create that the one-shot run (run.c) shares:
+ * - prepare: every check that needs no container (the request, the image
+ *   reference, the engine's API version), and the runtime to ask for;
+ * - create_container: POST /containers/create, pulling as the policy says;
+ * - start_container: `program` names the main process's program for the
+ *   message when the image lacks it;
+ * - observe_mechanism: the runtime the container really got (Podman's
+ *   too), refused when it is not the configured one; need_running: it
+ *   must also be running (a create's `sleep` that died at once);
+ * - discard: removes the container after a failure, within `seconds` of
+ *   its own and never more than the SDK's margin past call's deadline;
+ *   1 when it is gone, else 0 with the failure appended to err. */
+int sbio__dk_prepare(dk_instance *inst, const sbio_bk_create_req *req, const sbio_bk_call *call, const char **image,
+                     char *runtime, size_t size, sbio_bk_error *err);
+int sbio__dk_create_container(dk_instance *inst, const char *body, const char *image, const sbio_bk_call *call,
+                              char *id, size_t id_size, sbio_bk_error *err);
+int sbio__dk_start_container(dk_instance *inst, const char *id, const char *program, const sbio_bk_call *call,
+                             sbio_bk_error *err);
+int sbio__dk_observe_mechanism(dk_instance *inst, const char *id, const char *runtime, int need_running,
+                               const sbio_bk_call *call, char *mechanism, size_t size, sbio_bk_error *err);
+int sbio__dk_discard(dk_instance *inst, const char *id, const sbio_bk_call *call, double seconds, sbio_bk_error *err);
+
+/* run.c: the one-shot run (ABI 1.5): the command as the container's main
+ * process. */
+int sbio__dk_op_run(void *instance, const sbio_bk_run_req *req, const sbio_bk_call *call, sbio_bk_sandbox_info *info,
+                    int *exit_code, int *removed, sbio_bk_error *err);
+
 /* spec.c: the hardened container spec (HostConfig, Env, Labels, Image,
  * WorkingDir) every container gets; the caller adds Entrypoint and Cmd.
  * NULL when out of memory. */
