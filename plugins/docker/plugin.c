@@ -120,5 +120,5 @@ SBIO_BACKEND(
     .file_write = sbio__dk_op_file_write, .file_list = sbio__dk_op_file_list, .file_mkdir = sbio__dk_op_file_mkdir,
     .file_remove = sbio__dk_op_file_remove, .kill = sbio__dk_op_kill, .release = sbio__dk_op_release,
     .list_managed = sbio__dk_op_list_managed, .kill_managed = sbio__dk_op_kill_managed, .probe = docker_probe,
-    .features = SBIO_BK_FEATURE_EXEC_CANCEL)
+    .run = sbio__dk_op_run, .features = SBIO_BK_FEATURE_EXEC_CANCEL)
 /* clang-format on */

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/* The one-shot run (backend ABI 1.5): one command in a container made for
+ * it, the command being the container's own process, as `docker run --rm`
+ * does, instead of an idle container, an exec and a forced removal.
+ *
+ * The container gets the hardened spec every docker sandbox gets (spec.c:
+ * network none, no capabilities, no-new-privileges, caps, docker's init,
+ * AutoRemove, the labels). Its main process is the command under the
+ * image's `timeout -s KILL -- <lifetime>`: the same lifetime backstop as
+ * create's `sleep`, so a command outliving a caller that died (kill -9)
+ * is killed by the engine's own clock, and AutoRemove then removes it.
+ * `timeout` execs (busybox) or runs (coreutils) the command, and reports a
+ * program that is missing or cannot run as a shell does: 127 or 126 and a
+ * line on stderr.
+ *
+ * Order, so that nothing is missed: create; inspect (the mechanism the
+ * engine really gave, for the core's admission); admit; attach (output,
+ * and stdin when there is some) and wait (condition=removed) are both in
+ * place before the start. The wait answers once the engine removed the
+ * container, with the exit code: so a run that ends normally costs no
+ * removal request, and "removed" is the engine's word, not a guess.
+ *
+ * Past the deadline, or once cancelled, the container is removed by force
+ * (exit code 137), within the teardown time the core gives. Every wait is
+ * bounded by the call's deadline, plus that teardown time for the last
+ * steps. */
+#include "api.h"
+#include "demux.h"
+#include "errmap.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLICE_MS 100
+#define IDLE_PROBE_NS (2LL * 1000000000LL)
+#define PROBE_BUDGET_S 2.0
+#define STDIN_CHUNK 65536
+#define WAIT_BODY_MAX 4096
+
+typedef enum end {
+  END_EOF,       /* the command closed its output: it ended */
+  END_STOPPED,   /* the container stopped (seen by a probe), the stream did not say so */
+  END_DEADLINE,  /* the call's deadline passed */
+  END_CANCELLED, /* the call was cancelled */
+  END_LOST       /* the attach connection broke */
+} end;
+
+typedef struct one_shot {
+  dk_instance *inst;
+  const sbio_bk_run_req *req;
+  const sbio_bk_call *call;
+  char id[72];
+  sbio_sdk_http_conn *attach;
+  sbio_sdk_http_stream *wait;
+  sbio_sdk_http_response wait_resp;
+  dk_demux demux;
+  size_t stdin_sent;
+  int stdin_closed;
+  int64_t last_activity;
+} one_shot;
+
+static int is_cancelled(const sbio_bk_call *c) {
+  return c->cancelled && c->cancelled(c);
+}
+
+/* "KEY=" of an "KEY=value" entry of the spec's Env: 1 when it is `key`. */
+static int env_entry_is(const char *entry, const char *key) {
+  size_t n = strlen(key);
+  return !strncmp(entry, key, n) && entry[n] == '=';
+}
+
+/* The exec's environment goes over the sandbox's, as an exec's does. */
+static int add_exec_env(cJSON *env, const sbio_bk_exec_req *x) {
+  for (size_t i = 0; i < x->n_env; i++) {
+    const sbio_bk_kv *kv = &x->env[i];
+    for (int j = cJSON_GetArraySize(env) - 1; j >= 0; j--) {
+      const cJSON *item = cJSON_GetArrayItem(env, j);
+      if (cJSON_IsString(item) && env_entry_is(item->valuestring, kv->key)) cJSON_DeleteItemFromArray(env, j);
+    }
+    size_t len = strlen(kv->key) + strlen(kv->value) + 2;
+    char *s = malloc(len);
+    if (!s) return -1;
+    snprintf(s, len, "%s=%s", kv->key, kv->value);
+    cJSON *item = cJSON_CreateString(s);
+    free(s);
+    if (!item || !cJSON_AddItemToArray(env, item)) return -1;
+  }
+  return 0;
+}
+
+/* Entrypoint: the backstop; Cmd: the command (argv as it is, never through
+ * a shell; a script through /bin/sh -c, as exec does). */
+static int add_command(cJSON *root, const sbio_bk_run_req *req) {
+  const sbio_bk_exec_req *x = req->exec;
+  char lifetime[32];
+  snprintf(lifetime, sizeof lifetime, "%.0f", ceil(req->create->timeout_s) + 1);
+  const char *entry[] = {"timeout", "-s", "KILL", "--", lifetime};
+  cJSON *cmd = cJSON_CreateArray();
+  int ok = cmd != NULL;
+  if (ok && x->shell) {
+    const char *sh[] = {"/bin/sh", "-c", x->shell};
+    for (size_t i = 0; ok && i < 3; i++) ok = cJSON_AddItemToArray(cmd, cJSON_CreateString(sh[i]));
+  }
+  for (size_t i = 0; ok && !x->shell && i < x->argc; i++)
+    ok = cJSON_AddItemToArray(cmd, cJSON_CreateString(x->argv[i]));
+  if (!ok || !cJSON_AddItemToObject(root, "Cmd", cmd)) {
+    cJSON_Delete(cmd);
+    return -1;
+  }
+  return cJSON_AddItemToObject(root, "Entrypoint", cJSON_CreateStringArray(entry, 5)) ? 0 : -1;
+}
+
+/* The create body: the shared hardened spec, the command, its environment
+ * and working directory, and stdin open once when the command has some. */
+static char *run_body(const dk_instance *inst, const sbio_bk_run_req *req, const char *image, const char *runtime) {
+  const sbio_bk_exec_req *x = req->exec;
+  cJSON *root = sbio__dk_container_spec(inst, req->create, image, runtime);
+  int ok = root && add_command(root, req) == 0 && add_exec_env(cJSON_GetObjectItemCaseSensitive(root, "Env"), x) == 0 &&
+           cJSON_AddTrueToObject(root, "AttachStdout") && cJSON_AddTrueToObject(root, "AttachStderr");
+  if (ok && x->cwd && x->cwd[0]) {
+    char cwd[4200];
+    if (x->cwd[0] == '/')
+      snprintf(cwd, sizeof cwd, "%s", x->cwd);
+    else
+      snprintf(cwd, sizeof cwd, "%s/%s", DK_WORK_DIR, x->cwd);
+    ok = cJSON_ReplaceItemInObjectCaseSensitive(root, "WorkingDir", cJSON_CreateString(cwd));
+  }
+  if (ok && x->has_stdin)
+    ok = cJSON_ReplaceItemInObjectCaseSensitive(root, "OpenStdin", cJSON_CreateTrue()) &&
+         cJSON_AddTrueToObject(root, "StdinOnce") && cJSON_AddTrueToObject(root, "AttachStdin");
+  char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
+  cJSON_Delete(root);
+  return text;
+}
+
+static int check_command(const sbio_bk_exec_req *x, sbio_bk_error *err) {
+  if (!x->shell && (!x->argv || !x->argc))
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker run: needs a command");
+  for (size_t i = 0; !x->shell && i < x->argc; i++)
+    if (!x->argv[i]) return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker run: argv[%zu] is NULL", i);
+  for (size_t i = 0; i < x->n_env; i++)
+    if (!x->env[i].key || !x->env[i].key[0] || strchr(x->env[i].key, '=') || !x->env[i].value)
+      return sbio_sdk_error(err, SBIO_E_CONFIG, NULL, "docker: environment variable name '%.100s' is not valid",
+                            x->env[i].key ? x->env[i].key : "");
+  if (x->cwd && strlen(x->cwd) > 4096)
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker run: the working directory is too long");
+  return SBIO_OK;
+}
+
+/* ------------------------------------------------------------- streams */
+static void pass_on(void *user, int stream, const char *data, size_t len) {
+  one_shot *r = user;
+  if (r->req->exec->output && len) r->req->exec->output(r->req->exec->output_user, stream, data, len);
+}
+
+/* Attach before start: nothing the command writes is missed. */
+static int attach(one_shot *r, sbio_bk_error *err) {
+  char path[200];
+  snprintf(path, sizeof path, "/containers/%s/attach?stream=1&stdout=1&stderr=1%s", r->id,
+           r->req->exec->has_stdin ? "&stdin=1" : "");
+  sbio_sdk_http_response resp;
+  int rc = SBIO_OK;
+  if (sbio__dk_upgrade(r->inst, path, "", r->call, &r->attach, &resp) != 0 || !r->attach)
+    rc = sbio__dk_fail(r->inst, &resp, SBIO_E_CREATE, SBIO_E_EXEC_TIMEOUT, "attach to the container", err);
+  sbio_sdk_http_response_free(&resp);
+  return rc;
+}
+
+/* The wait, in place before the start: its head says the engine has it. */
+static int open_wait(one_shot *r, sbio_bk_error *err) {
+  char path[200], versioned[DK_API_PATH_MAX];
+  snprintf(path, sizeof path, "/containers/%s/wait?condition=removed", r->id);
+  sbio_sdk_http_request req = {.method = "POST",
+                               .path = sbio__dk_api_path(r->inst, path, versioned, sizeof versioned),
+                               .body = "",
+                               .content_type = "application/json",
+                               .retry = SBIO_SDK_RETRY_NEVER,
+                               .timeout_ms = SBIO_SDK_HTTP_NO_TIMEOUT};
+  /* The run's call bounds it: past the deadline, or once cancelled, the
+   * container is removed by force and the wait is not read. */
+  int rc = SBIO_OK;
+  if (sbio_sdk_http_stream_open_at_head(r->inst->http, &req, r->call, &r->wait, &r->wait_resp) != 0 || !r->wait)
+    rc = sbio__dk_fail(r->inst, &r->wait_resp, SBIO_E_CREATE, SBIO_E_EXEC_TIMEOUT, "wait for the container", err);
+  if (rc != SBIO_OK) {
+    sbio_sdk_http_response_free(&r->wait_resp);
+    memset(&r->wait_resp, 0, sizeof r->wait_resp);
+  }
+  return rc;
+}
+
+/* The wait's answer: {"StatusCode": N, "Error": null | {"Message": ...}}.
+ * 0 with the code once the engine removed the container; -1 otherwise. */
+static int read_wait(one_shot *r, int *exit_code) {
+  char body[WAIT_BODY_MAX + 1];
+  size_t len = 0;
+  const void *piece;
+  long n;
+  while ((n = sbio_sdk_http_stream_read(r->wait, &piece)) > 0) {
+    if (len + (size_t)n > WAIT_BODY_MAX) return -1;
+    memcpy(body + len, piece, (size_t)n);
+    len += (size_t)n;
+  }
+  if (n < 0) return -1;
+  body[len] = '\0';
+  cJSON *root = cJSON_ParseWithLength(body, len);
+  const cJSON *code = root ? cJSON_GetObjectItemCaseSensitive(root, "StatusCode") : NULL;
+  const cJSON *error = root ? cJSON_GetObjectItemCaseSensitive(root, "Error") : NULL;
+  const cJSON *message = cJSON_IsObject(error) ? cJSON_GetObjectItemCaseSensitive(error, "Message") : NULL;
+  int ok = cJSON_IsNumber(code) && code->valuedouble >= 0 && code->valuedouble <= 255 &&
+           !(cJSON_IsString(message) && message->valuestring[0]);
+  if (ok) *exit_code = code->valueint;
+  cJSON_Delete(root);
+  return ok ? 0 : -1;
+}
+
+/* Drains what is readable now: an `end`, or -1 for more later. */
+static int drain(one_shot *r) {
+  unsigned char buf[65536];
+  for (;;) {
+    size_t n = 0;
+    int io = sbio_sdk_http_conn_recv(r->attach, buf, sizeof buf, &n);
+    if (io == SBIO_SDK_IO_AGAIN) return -1;
+    if (io == SBIO_SDK_IO_EOF) return END_EOF;
+    if (io == SBIO_SDK_IO_ERROR) return END_LOST;
+    r->last_activity = sbio__dk_now(r->inst);
+    if (sbio__dk_demux_feed(&r->demux, buf, n, pass_on, r) != 0) return END_LOST;
+  }
+}
+
+static void feed_stdin(one_shot *r) {
+  const sbio_bk_exec_req *x = r->req->exec;
+  size_t total = x->stdin_data ? x->stdin_len : 0;
+  while (r->stdin_sent < total) {
+    size_t want = total - r->stdin_sent, n = 0;
+    if (want > STDIN_CHUNK) want = STDIN_CHUNK;
+    int io = sbio_sdk_http_conn_send(r->attach, x->stdin_data + r->stdin_sent, want, &n);
+    if (io == SBIO_SDK_IO_AGAIN) return;
+    if (io == SBIO_SDK_IO_ERROR) break; /* the command stopped reading: nothing more to give */
+    r->stdin_sent += n;
+  }
+  /* EOF for the command's stdin (StdinOnce: the engine closes it); its
+   * output keeps flowing back. */
+  sbio_sdk_http_conn_shutdown_write(r->attach);
+  r->stdin_closed = 1;
+}
+
+/* After a silence: is the container still running? A stream can stay open
+ * after its container died (seen under runsc); the wait then knows. */
+static int stopped(one_shot *r) {
+  sbio_sdk_subcall budget;
+  sbio_sdk_call_narrow(&budget, r->call, PROBE_BUDGET_S);
+  char path[160];
+  snprintf(path, sizeof path, "/containers/%s/json", r->id);
+  sbio_sdk_http_response resp;
+  int gone = 0;
+  if (sbio__dk_send(r->inst, "GET", path, NULL, &budget.call, &resp) == 0) {
+    if (resp.status == 404) gone = 1;
+    if (resp.status == 200) {
+      cJSON *root = cJSON_ParseWithLength(resp.body, resp.len);
+      const cJSON *state = root ? cJSON_GetObjectItemCaseSensitive(root, "State") : NULL;
+      const cJSON *status = state ? cJSON_GetObjectItemCaseSensitive(state, "Status") : NULL;
+      gone =
+          cJSON_IsString(status) && (!strcmp(status->valuestring, "exited") || !strcmp(status->valuestring, "dead") ||
+                                     !strcmp(status->valuestring, "removing"));
+      cJSON_Delete(root);
+    }
+  }
+  sbio_sdk_http_response_free(&resp);
+  r->last_activity = sbio__dk_now(r->inst);
+  return gone;
+}
+
+static end pump(one_shot *r) {
+  if (!r->req->exec->has_stdin) r->stdin_closed = 1; /* no stdin was attached */
+  r->last_activity = sbio__dk_now(r->inst);
+  for (;;) {
+    if (is_cancelled(r->call)) return END_CANCELLED;
+    int64_t left = sbio_bk_remaining_ns(r->call);
+    if (left == 0) return END_DEADLINE;
+    long ms = left / 1000000 + 1;
+    int e = drain(r);
+    if (e >= 0) return (end)e;
+    if (!r->stdin_closed) feed_stdin(r);
+    int want = SBIO_SDK_WAIT_READ | (r->stdin_closed ? 0 : SBIO_SDK_WAIT_WRITE);
+    int ready = sbio_sdk_http_conn_wait(r->attach, want, ms < SLICE_MS ? (int)ms : SLICE_MS);
+    if (ready < 0) return END_LOST;
+    if (ready == 0 && sbio__dk_now(r->inst) - r->last_activity >= IDLE_PROBE_NS && stopped(r)) return END_STOPPED;
+  }
+}
+
+/* -------------------------------------------------------------- the run */
+/* Removes the container by force (deadline, cancellation, a failure):
+ * 1 once the engine confirmed it is gone. */
+static int remove_now(one_shot *r, sbio_bk_error *err) {
+  sbio_bk_call cleanup;
+  sbio_sdk_call_cleanup(&cleanup, r->call, r->req->teardown_s > 0 ? r->req->teardown_s : 0.25);
+  int removed = 0;
+  sbio_bk_error why = {.size = sizeof why};
+  if (sbio__dk_remove_container(r->inst, r->id, &cleanup, &removed, &why) == SBIO_OK) return 1;
+  if (err && err->message[0]) {
+    size_t n = strlen(err->message);
+    snprintf(err->message + n, sizeof err->message - n, "; removing container %.12s failed: %s", r->id, why.message);
+    snprintf(err->hint, sizeof err->hint, "%s", DK_REAP_HINT);
+  }
+  return 0;
+}
+
+/* Once the command runs: its output until it ends, then its exit code. */
+static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio_bk_error *err) {
+  sbio__dk_demux_init(&r->demux);
+  end e = pump(r);
+  sbio_sdk_http_conn_close(r->attach);
+  r->attach = NULL;
+  if (e == END_EOF || e == END_STOPPED || e == END_LOST) {
+    /* The command closed its output (or the attach broke): the wait says
+     * how it ended, once the engine removed the container. A command that
+     * closed its output and runs on meets the deadline here. */
+    if (read_wait(r, exit_code) == 0) {
+      *removed = 1;
+      return SBIO_OK;
+    }
+    if (r->wait_resp.outcome == SBIO_SDK_HTTP_TIMEOUT)
+      e = END_DEADLINE;
+    else if (r->wait_resp.outcome == SBIO_SDK_HTTP_CANCELLED)
+      e = END_CANCELLED;
+    else {
+      *removed = remove_now(r, NULL);
+      return sbio_sdk_error(err, SBIO_E_EXEC, "check that the Docker engine is running (it may have restarted)",
+                            "docker: lost the Docker engine at %s while sandbox %.12s ran its command (%s)%s",
+                            r->inst->endpoint.display, r->id,
+                            r->wait_resp.error[0] ? r->wait_resp.error : "its exit code never came",
+                            *removed ? "" : "; the container may remain");
+    }
+  }
+  *exit_code = 137;
+  int rc;
+  if (e == END_CANCELLED)
+    rc = sbio_sdk_error(err, SBIO_E_CANCELLED, NULL, "docker: the run of sandbox %.12s was cancelled", r->id);
+  else
+    rc = sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the timeout if the command needs longer",
+                        "docker: command exceeded its %.3g s deadline and was killed",
+                        (double)(r->call->deadline_ns - start) / 1e9);
+  *removed = remove_now(r, err);
+  return rc;
+}
+
+int sbio__dk_op_run(void *instance, const sbio_bk_run_req *req, const sbio_bk_call *call, sbio_bk_sandbox_info *info,
+                    int *exit_code, int *removed, sbio_bk_error *err) {
+  dk_instance *inst = instance;
+  if (!inst || !req || !req->create || !req->exec || !req->admit || !call || !info || !exit_code || !removed)
+    return sbio_sdk_error(err, SBIO_E_INVALID_ARGUMENT, NULL, "docker run: missing argument");
+  *exit_code = -1;
+  *removed = 0;
+  info->id[0] = '\0';
+  const int64_t start = sbio__dk_now(inst);
+  const char *image = NULL;
+  char runtime[64], mechanism[64] = "";
+  int rc = check_command(req->exec, err);
+  if (rc == SBIO_OK) rc = sbio__dk_prepare(inst, req->create, call, &image, runtime, sizeof runtime, err);
+  if (rc != SBIO_OK) return rc;
+  char *body = run_body(inst, req, image, runtime);
+  if (!body) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the create request");
+  one_shot r = {.inst = inst, .req = req, .call = call};
+  rc = sbio__dk_create_container(inst, body, image, call, r.id, sizeof r.id, err);
+  free(body);
+  if (rc != SBIO_OK) {
+    *removed = 1; /* nothing was made */
+    return rc;
+  }
+
+  /* From here on the container exists: every path removes it. */
+  snprintf(info->id, sizeof info->id, "%.12s", r.id);
+  rc = sbio__dk_observe_mechanism(inst, r.id, runtime, 0, call, mechanism, sizeof mechanism, err);
+  snprintf(info->mechanism, sizeof info->mechanism, "%s", mechanism);
+  if (rc == SBIO_OK && req->admit(req->admit_user, info) != 0)
+    rc = sbio_sdk_error(err, SBIO_E_CREATE, NULL, "docker: sandbox %.12s was not admitted", r.id);
+  if (rc == SBIO_OK) rc = attach(&r, err);
+  if (rc == SBIO_OK) rc = open_wait(&r, err);
+  if (rc == SBIO_OK) rc = sbio__dk_start_container(inst, r.id, "timeout", call, err);
+  if (rc == SBIO_OK) {
+    rc = follow(&r, start, exit_code, removed, err);
+  } else {
+    sbio_sdk_http_conn_close(r.attach);
+    *removed = sbio__dk_discard(inst, r.id, call, req->teardown_s, err);
+  }
+  sbio_sdk_http_stream_close(r.wait);
+  sbio_sdk_http_response_free(&r.wait_resp);
+  return rc;
+}
