@@ -4,7 +4,9 @@
  * exec's inspect (exit code 126 and Pid 0: no process ever ran) turns the
  * text into a start failure, so a command that prints the same words is
  * never rewritten. A command whose first stdout bytes are a prefix of the
- * engine's text sees them a little later, with its next output. */
+ * engine's text sees them a little later, with its next output. The
+ * one-shot run's backstop works alike on stderr: only exit 127 or 126 with
+ * one held line of timeout's naming the program is rewritten. */
 #include "exec_startfail.h"
 
 #include <stdio.h>
@@ -12,14 +14,25 @@
 
 #define ENGINE_TEXT "OCI runtime exec failed"
 #define ENGINE_EXIT 126
+#define BACKSTOP_TEXT "timeout: "
 
 void sbio__dk_startfail_init(dk_startfail *h) {
   h->len = 0;
   h->done = 0;
+  h->stream = 1;
+  h->text = ENGINE_TEXT;
+  h->backstop = 0;
+}
+
+void sbio__dk_startfail_init_backstop(dk_startfail *h) {
+  sbio__dk_startfail_init(h);
+  h->stream = 2;
+  h->text = BACKSTOP_TEXT;
+  h->backstop = 1;
 }
 
 void sbio__dk_startfail_flush(dk_startfail *h, dk_demux_out out, void *user) {
-  if (!h->done && h->len) out(user, 1, h->held, h->len);
+  if (!h->done && h->len) out(user, h->stream, h->held, h->len);
   h->len = 0;
   h->done = 1;
 }
@@ -27,18 +40,18 @@ void sbio__dk_startfail_flush(dk_startfail *h, dk_demux_out out, void *user) {
 /* Whether held + data can still be (the start of) the engine's text. */
 static int may_be_engine_text(const dk_startfail *h, const char *data, size_t len) {
   if (h->len + len > sizeof h->held) return 0;
-  size_t have = h->len + len, want = strlen(ENGINE_TEXT);
+  size_t have = h->len + len, want = strlen(h->text);
   size_t check = have < want ? have : want;
   for (size_t i = 0; i < check; i++) {
     char c = i < h->len ? h->held[i] : data[i - h->len];
-    if (c != ENGINE_TEXT[i]) return 0;
+    if (c != h->text[i]) return 0;
   }
   return 1;
 }
 
 void sbio__dk_startfail_feed(dk_startfail *h, int stream, const char *data, size_t len, dk_demux_out out, void *user) {
   if (!len) return;
-  if (!h->done && stream == 1 && may_be_engine_text(h, data, len)) {
+  if (!h->done && stream == h->stream && may_be_engine_text(h, data, len)) {
     memcpy(h->held + h->len, data, len);
     h->len += len;
     return;
@@ -56,10 +69,23 @@ static int not_found(const char *text) {
   return strstr(text, "no such file or directory") != NULL;
 }
 
+/* timeout's line names the program it could not run, quoted: busybox
+ * "can't execute 'P': ...", coreutils "failed to run command 'P': ..."
+ * (or with typographic quotes). Exit 127 is not found, 126 cannot run. */
+static int backstop_said(const char *text, int exit_code, const char *program) {
+  if ((exit_code != 127 && exit_code != 126) || !program || !program[0] || strchr(text, '\n')) return 0;
+  const char *at = strstr(text, program);
+  if (!at || at == text) return 0;
+  char after = at[strlen(program)];
+  return at[-1] == '\'' || (unsigned char)at[-1] == 0x98 /* end of U+2018 */ || after == '\'' ||
+         (unsigned char)after == 0xe2 /* start of U+2019 */;
+}
+
 int sbio__dk_startfail_finish(dk_startfail *h, int exit_code, long pid, const char *program, dk_demux_out out,
                               void *user) {
-  size_t want = strlen(ENGINE_TEXT);
-  if (h->done || exit_code != ENGINE_EXIT || pid != 0 || h->len < want || memchr(h->held, '\0', h->len)) {
+  size_t want = strlen(h->text);
+  int engine = !h->backstop && exit_code == ENGINE_EXIT && pid == 0;
+  if (h->done || !(engine || h->backstop) || h->len < want || memchr(h->held, '\0', h->len)) {
     sbio__dk_startfail_flush(h, out, user);
     return exit_code;
   }
@@ -68,7 +94,11 @@ int sbio__dk_startfail_finish(dk_startfail *h, int exit_code, long pid, const ch
   while (n && (h->held[n - 1] == '\n' || h->held[n - 1] == '\r')) n--;
   memcpy(text, h->held, n);
   text[n] = '\0';
-  int code = not_found(text) ? 127 : 126;
+  if (h->backstop && !backstop_said(text, exit_code, program)) {
+    sbio__dk_startfail_flush(h, out, user);
+    return exit_code;
+  }
+  int code = h->backstop ? exit_code : not_found(text) ? 127 : 126;
   char msg[DK_STARTFAIL_HOLD + 400];
   int m = snprintf(msg, sizeof msg, "sbio: %.200s: %s (%s)\n", program && program[0] ? program : "the command",
                    code == 127 ? "command not found" : "cannot run it", text);

@@ -10,8 +10,8 @@
  * create's `sleep`, so a command outliving a caller that died (kill -9)
  * is killed by the engine's own clock, and AutoRemove then removes it.
  * `timeout` execs (busybox) or runs (coreutils) the command, and reports a
- * program that is missing or cannot run as a shell does: 127 or 126 and a
- * line on stderr.
+ * program that is missing or cannot run with 127 or 126 and a line on
+ * stderr, which becomes the message an exec gives (exec_startfail.c).
  *
  * Order, so that nothing is missed: create; inspect (the mechanism the
  * engine really gave, for the core's admission); admit; attach (output,
@@ -27,6 +27,7 @@
 #include "api.h"
 #include "demux.h"
 #include "errmap.h"
+#include "exec_startfail.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -56,6 +57,7 @@ typedef struct one_shot {
   sbio_sdk_http_stream *wait;
   sbio_sdk_http_response wait_resp;
   dk_demux demux;
+  dk_startfail startfail; /* timeout's line for a program it could not run */
   size_t stdin_sent;
   int stdin_closed;
   int64_t last_activity;
@@ -155,6 +157,11 @@ static void pass_on(void *user, int stream, const char *data, size_t len) {
   if (r->req->exec->output && len) r->req->exec->output(r->req->exec->output_user, stream, data, len);
 }
 
+static void deliver(void *user, int stream, const char *data, size_t len) {
+  one_shot *r = user;
+  sbio__dk_startfail_feed(&r->startfail, stream, data, len, pass_on, r);
+}
+
 /* Attach before start: nothing the command writes is missed. */
 static int attach(one_shot *r, sbio_bk_error *err) {
   char path[200];
@@ -225,7 +232,7 @@ static int drain(one_shot *r) {
     if (io == SBIO_SDK_IO_EOF) return END_EOF;
     if (io == SBIO_SDK_IO_ERROR) return END_LOST;
     r->last_activity = sbio__dk_now(r->inst);
-    if (sbio__dk_demux_feed(&r->demux, buf, n, pass_on, r) != 0) return END_LOST;
+    if (sbio__dk_demux_feed(&r->demux, buf, n, deliver, r) != 0) return END_LOST;
   }
 }
 
@@ -310,17 +317,23 @@ static int remove_now(one_shot *r, sbio_bk_error *err) {
 /* Once the command runs: its output until it ends, then its exit code. */
 static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio_bk_error *err) {
   sbio__dk_demux_init(&r->demux);
+  sbio__dk_startfail_init_backstop(&r->startfail);
   end e = pump(r);
   sbio_sdk_http_conn_close(r->attach);
   r->attach = NULL;
+  if (e != END_EOF && e != END_STOPPED && e != END_LOST) sbio__dk_startfail_flush(&r->startfail, pass_on, r);
   if (e == END_EOF || e == END_STOPPED || e == END_LOST) {
     /* The command closed its output (or the attach broke): the wait says
      * how it ended, once the engine removed the container. A command that
      * closed its output and runs on meets the deadline here. */
     if (read_wait(r, exit_code) == 0) {
+      const sbio_bk_exec_req *x = r->req->exec;
+      *exit_code =
+          sbio__dk_startfail_finish(&r->startfail, *exit_code, -1, x->shell ? "/bin/sh" : x->argv[0], pass_on, r);
       *removed = 1;
       return SBIO_OK;
     }
+    sbio__dk_startfail_flush(&r->startfail, pass_on, r); /* whatever was held is the command's */
     if (r->wait_resp.outcome == SBIO_SDK_HTTP_TIMEOUT)
       e = END_DEADLINE;
     else if (r->wait_resp.outcome == SBIO_SDK_HTTP_CANCELLED)

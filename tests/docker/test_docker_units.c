@@ -298,17 +298,69 @@ static void sf_collect(void *user, int stream, const char *data, size_t len) {
   o->data[stream][o->len[stream]] = '\0';
 }
 
-static int sf_run(const char *text, size_t split, int stream, int exit_code, long pid, sf_out *o) {
-  dk_startfail h;
-  sbio__dk_startfail_init(&h);
+static int sf_feed(dk_startfail *h, const char *text, size_t split, int stream, int exit_code, long pid, sf_out *o) {
   memset(o, 0, sizeof *o);
   size_t n = strlen(text);
   if (split > n) split = n;
-  sbio__dk_startfail_feed(&h, stream, text, split, sf_collect, o);
-  sbio__dk_startfail_feed(&h, stream, text + split, n - split, sf_collect, o);
-  int code = sbio__dk_startfail_finish(&h, exit_code, pid, "/no/such", sf_collect, o);
-  sbio__dk_startfail_flush(&h, sf_collect, o); /* idempotent once finished */
+  sbio__dk_startfail_feed(h, stream, text, split, sf_collect, o);
+  sbio__dk_startfail_feed(h, stream, text + split, n - split, sf_collect, o);
+  int code = sbio__dk_startfail_finish(h, exit_code, pid, "/no/such", sf_collect, o);
+  sbio__dk_startfail_flush(h, sf_collect, o); /* idempotent once finished */
   return code;
+}
+
+static int sf_run(const char *text, size_t split, int stream, int exit_code, long pid, sf_out *o) {
+  dk_startfail h;
+  sbio__dk_startfail_init(&h);
+  return sf_feed(&h, text, split, stream, exit_code, pid, o);
+}
+
+static int sf_backstop(const char *text, size_t split, int stream, int exit_code, sf_out *o) {
+  dk_startfail h;
+  sbio__dk_startfail_init_backstop(&h);
+  return sf_feed(&h, text, split, stream, exit_code, -1, o);
+}
+
+/* The one-shot run's `timeout` (busybox, coreutils) could not run the
+ * program: the same message and codes as an exec's start failure. Its
+ * line is rewritten only with exit 127/126, alone on stderr, naming the
+ * program in quotes. */
+static void test_backstop_failure_becomes_the_same_answer(void **state) {
+  (void)state;
+  static const char busybox[] = "timeout: can't execute '/no/such': No such file or directory\n";
+  static const char coreutils[] = "timeout: failed to run command \xe2\x80\x98/no/such\xe2\x80\x99: No such file or "
+                                  "directory\n";
+  static const char not_exec[] = "timeout: can't execute '/no/such': Permission denied\n";
+  sf_out o;
+  for (size_t split = 0; split < sizeof busybox; split += 5) {
+    assert_int_equal(sf_backstop(busybox, split, 2, 127, &o), 127);
+    assert_int_equal(o.len[1], 0);
+    assert_string_equal(o.data[2], "sbio: /no/such: command not found (timeout: can't execute '/no/such': No such "
+                                   "file or directory)\n");
+  }
+  assert_int_equal(sf_backstop(coreutils, 9, 2, 127, &o), 127);
+  assert_non_null(strstr(o.data[2], "sbio: /no/such: command not found (timeout: failed to run command"));
+  assert_int_equal(sf_backstop(not_exec, 12, 2, 126, &o), 126);
+  assert_non_null(strstr(o.data[2], "sbio: /no/such: cannot run it (timeout"));
+  /* The command's own words pass through: another exit code, another
+   * program named, more than one line, or on stdout. */
+  assert_int_equal(sf_backstop(busybox, 4, 2, 1, &o), 1);
+  assert_string_equal(o.data[2], busybox);
+  assert_int_equal(sf_backstop("timeout: can't execute 'other': x\n", 4, 2, 127, &o), 127);
+  assert_string_equal(o.data[2], "timeout: can't execute 'other': x\n");
+  assert_int_equal(sf_backstop("timeout: '/no/such'\nmore\n", 4, 2, 127, &o), 127);
+  assert_string_equal(o.data[2], "timeout: '/no/such'\nmore\n");
+  assert_int_equal(sf_backstop(busybox, 4, 1, 127, &o), 127);
+  assert_string_equal(o.data[1], busybox);
+  /* Output on stdout first: a process ran, the stderr line is its own. */
+  dk_startfail h;
+  sbio__dk_startfail_init_backstop(&h);
+  memset(&o, 0, sizeof o);
+  sbio__dk_startfail_feed(&h, 1, "hi\n", 3, sf_collect, &o);
+  sbio__dk_startfail_feed(&h, 2, busybox, strlen(busybox), sf_collect, &o);
+  assert_int_equal(sbio__dk_startfail_finish(&h, 127, -1, "/no/such", sf_collect, &o), 127);
+  assert_string_equal(o.data[1], "hi\n");
+  assert_string_equal(o.data[2], busybox);
 }
 
 static void test_start_failure_becomes_a_shell_answer(void **state) {
@@ -369,6 +421,7 @@ int main(void) {
       cmocka_unit_test(test_version_cmp),
       cmocka_unit_test(test_tar_header_round_trip),
       cmocka_unit_test(test_start_failure_becomes_a_shell_answer),
+      cmocka_unit_test(test_backstop_failure_becomes_the_same_answer),
   };
   return cmocka_run_group_tests_name("docker_units", tests, NULL, NULL);
 }
