@@ -95,6 +95,11 @@ int dx_log_contains(const dx_host *h, const char *needle) {
 }
 
 int dx_open(dx_host *h, const dx_env *e, const char *runtime, const char *extra) {
+  return dx_open_audited(h, e, runtime, extra, NULL, NULL);
+}
+
+int dx_open_audited(dx_host *h, const dx_env *e, const char *runtime, const char *extra, sbio_audit_fn audit,
+                    void *audit_user) {
   memset(h, 0, sizeof *h);
   snprintf(h->dir, sizeof h->dir, "/tmp/sbio-dxt-XXXXXX");
   if (!mkdtemp(h->dir)) return -1;
@@ -109,6 +114,7 @@ int dx_open(dx_host *h, const dx_env *e, const char *runtime, const char *extra)
   sbio_host_options *o = sbio_host_options_new();
   sbio_host_options_set_config_file(o, h->config);
   sbio_host_options_set_log_callback(o, on_log, h);
+  if (audit) sbio_host_options_add_audit_callback(o, audit, audit_user);
   sbio_error *err = sbio_error_new();
   sbio_code rc = sbio_host_open(o, &h->host, err);
   if (rc != SBIO_OK) fprintf(stderr, "host open failed: %s\n", sbio_error_message(err));

@@ -46,6 +46,9 @@ typedef struct dx_host {
  * "runc", "runsc" or NULL (the engine's default); extra: more settings
  * lines ("      key: value\n"), or NULL. */
 int dx_open(dx_host *h, const dx_env *e, const char *runtime, const char *extra);
+/* The same, with an audit callback (NULL: none) that gets every event. */
+int dx_open_audited(dx_host *h, const dx_env *e, const char *runtime, const char *extra, sbio_audit_fn audit,
+                    void *audit_user);
 void dx_close(dx_host *h);
 int dx_log_contains(const dx_host *h, const char *needle);
 
