@@ -298,20 +298,13 @@ static end pump(one_shot *r) {
 }
 
 /* -------------------------------------------------------------- the run */
-/* Removes the container by force (deadline, cancellation, a failure):
- * 1 once the engine confirmed it is gone. */
-static int remove_now(one_shot *r, sbio_bk_error *err) {
+/* Removes the container by force (deadline, cancellation, a lost wait):
+ * 1 once the engine confirmed it is gone, else 0 with `why` (may be NULL). */
+static int remove_now(one_shot *r, sbio_bk_error *why) {
   sbio_bk_call cleanup;
   sbio_sdk_call_cleanup(&cleanup, r->call, r->req->teardown_s > 0 ? r->req->teardown_s : 0.25);
   int removed = 0;
-  sbio_bk_error why = {.size = sizeof why};
-  if (sbio__dk_remove_container(r->inst, r->id, &cleanup, &removed, &why) == SBIO_OK) return 1;
-  if (err && err->message[0]) {
-    size_t n = strlen(err->message);
-    snprintf(err->message + n, sizeof err->message - n, "; removing container %.12s failed: %s", r->id, why.message);
-    snprintf(err->hint, sizeof err->hint, "%s", DK_REAP_HINT);
-  }
-  return 0;
+  return sbio__dk_remove_container(r->inst, r->id, &cleanup, &removed, why) == SBIO_OK;
 }
 
 /* Once the command runs: its output until it ends, then its exit code. */
@@ -348,15 +341,23 @@ static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio
     }
   }
   *exit_code = 137;
-  int rc;
+  sbio_bk_error why = {.size = sizeof why};
+  *removed = remove_now(r, &why);
+  double span = (double)(r->call->deadline_ns - start) / 1e9;
+  if (e == END_CANCELLED && *removed)
+    return sbio_sdk_error(err, SBIO_E_CANCELLED, NULL, "docker: the run of sandbox %.12s was cancelled", r->id);
   if (e == END_CANCELLED)
-    rc = sbio_sdk_error(err, SBIO_E_CANCELLED, NULL, "docker: the run of sandbox %.12s was cancelled", r->id);
-  else
-    rc = sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the timeout if the command needs longer",
-                        "docker: command exceeded its %.3g s deadline and was killed",
-                        (double)(r->call->deadline_ns - start) / 1e9);
-  *removed = remove_now(r, err);
-  return rc;
+    return sbio_sdk_error(err, SBIO_E_CANCELLED, DK_REAP_HINT,
+                          "docker: the run of sandbox %.12s was cancelled; the removal of its container was not "
+                          "confirmed (%s)",
+                          r->id, why.message);
+  if (*removed)
+    return sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the timeout if the command needs longer",
+                          "docker: command exceeded its %.3g s deadline and was killed", span);
+  return sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, DK_REAP_HINT,
+                        "docker: command exceeded its %.3g s deadline; sbio removed its container %.12s by force, "
+                        "not confirmed (%s); the lifetime backstop ends it",
+                        span, r->id, why.message);
 }
 
 int sbio__dk_op_run(void *instance, const sbio_bk_run_req *req, const sbio_bk_call *call, sbio_bk_sandbox_info *info,
