@@ -15,10 +15,12 @@
  *
  * Order, so that nothing is missed: create; inspect (the mechanism the
  * engine really gave, for the core's admission); admit; attach (output,
- * and stdin when there is some) and wait (condition=removed) are both in
- * place before the start. The wait answers once the engine removed the
- * container, with the exit code: so a run that ends normally costs no
- * removal request, and "removed" is the engine's word, not a guess.
+ * and stdin when there is some) and two waits are all in place before the
+ * start: condition=next-exit for the exit code, condition=removed for the
+ * engine's word that AutoRemove removed the container, so a run that ends
+ * normally costs no removal request and "removed" is not a guess. (Docker
+ * alone would need only the second, which carries the exit code too;
+ * Podman 4.3's answers it with StatusCode 0 whatever the code was.)
  *
  * Past the deadline, or once cancelled, the container is removed by force
  * (exit code 137), within the teardown time the core gives. Every wait is
@@ -48,14 +50,19 @@ typedef enum end {
   END_LOST       /* the attach connection broke */
 } end;
 
+/* A container wait (POST /containers/{id}/wait?condition=...). */
+typedef struct dk_wait {
+  sbio_sdk_http_stream *stream;
+  sbio_sdk_http_response resp;
+} dk_wait;
+
 typedef struct one_shot {
   dk_instance *inst;
   const sbio_bk_run_req *req;
   const sbio_bk_call *call;
   char id[72];
   sbio_sdk_http_conn *attach;
-  sbio_sdk_http_stream *wait;
-  sbio_sdk_http_response wait_resp;
+  dk_wait exited, removed; /* condition=next-exit, condition=removed */
   dk_demux demux;
   dk_startfail startfail; /* timeout's line for a program it could not run */
   size_t stdin_sent;
@@ -175,10 +182,10 @@ static int attach(one_shot *r, sbio_bk_error *err) {
   return rc;
 }
 
-/* The wait, in place before the start: its head says the engine has it. */
-static int open_wait(one_shot *r, sbio_bk_error *err) {
+/* A wait, in place before the start: its head says the engine has it. */
+static int open_wait(one_shot *r, const char *condition, dk_wait *w, sbio_bk_error *err) {
   char path[200], versioned[DK_API_PATH_MAX];
-  snprintf(path, sizeof path, "/containers/%s/wait?condition=removed", r->id);
+  snprintf(path, sizeof path, "/containers/%s/wait?condition=%s", r->id, condition);
   sbio_sdk_http_request req = {.method = "POST",
                                .path = sbio__dk_api_path(r->inst, path, versioned, sizeof versioned),
                                .body = "",
@@ -188,23 +195,30 @@ static int open_wait(one_shot *r, sbio_bk_error *err) {
   /* The run's call bounds it: past the deadline, or once cancelled, the
    * container is removed by force and the wait is not read. */
   int rc = SBIO_OK;
-  if (sbio_sdk_http_stream_open_at_head(r->inst->http, &req, r->call, &r->wait, &r->wait_resp) != 0 || !r->wait)
-    rc = sbio__dk_fail(r->inst, &r->wait_resp, SBIO_E_CREATE, SBIO_E_EXEC_TIMEOUT, "wait for the container", err);
+  if (sbio_sdk_http_stream_open_at_head(r->inst->http, &req, r->call, &w->stream, &w->resp) != 0 || !w->stream)
+    rc = sbio__dk_fail(r->inst, &w->resp, SBIO_E_CREATE, SBIO_E_EXEC_TIMEOUT, "wait for the container", err);
   if (rc != SBIO_OK) {
-    sbio_sdk_http_response_free(&r->wait_resp);
-    memset(&r->wait_resp, 0, sizeof r->wait_resp);
+    sbio_sdk_http_response_free(&w->resp);
+    memset(&w->resp, 0, sizeof w->resp);
   }
   return rc;
 }
 
-/* The wait's answer: {"StatusCode": N, "Error": null | {"Message": ...}}.
- * 0 with the code once the engine removed the container; -1 otherwise. */
-static int read_wait(one_shot *r, int *exit_code) {
+static void close_wait(dk_wait *w) {
+  sbio_sdk_http_stream_close(w->stream);
+  w->stream = NULL;
+  sbio_sdk_http_response_free(&w->resp);
+}
+
+/* A wait's answer: {"StatusCode": N, "Error": null | {"Message": ...}}.
+ * 0 with the code once the condition is met; -1 otherwise (w->resp says
+ * why: the deadline, a cancellation, a broken connection). */
+static int read_wait(dk_wait *w, int *exit_code) {
   char body[WAIT_BODY_MAX + 1];
   size_t len = 0;
   const void *piece;
   long n;
-  while ((n = sbio_sdk_http_stream_read(r->wait, &piece)) > 0) {
+  while ((n = sbio_sdk_http_stream_read(w->stream, &piece)) > 0) {
     if (len + (size_t)n > WAIT_BODY_MAX) return -1;
     memcpy(body + len, piece, (size_t)n);
     len += (size_t)n;
@@ -316,27 +330,30 @@ static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio
   r->attach = NULL;
   if (e != END_EOF && e != END_STOPPED && e != END_LOST) sbio__dk_startfail_flush(&r->startfail, pass_on, r);
   if (e == END_EOF || e == END_STOPPED || e == END_LOST) {
-    /* The command closed its output (or the attach broke): the wait says
-     * how it ended, once the engine removed the container. A command that
-     * closed its output and runs on meets the deadline here. */
-    if (read_wait(r, exit_code) == 0) {
+    /* The command closed its output (or the attach broke): the waits say
+     * how it ended and when the engine removed the container. A command
+     * that closed its output and runs on meets the deadline here. */
+    if (read_wait(&r->exited, exit_code) == 0) {
       const sbio_bk_exec_req *x = r->req->exec;
       *exit_code =
           sbio__dk_startfail_finish(&r->startfail, *exit_code, -1, x->shell ? "/bin/sh" : x->argv[0], pass_on, r);
-      *removed = 1;
+      int ignored;
+      /* AutoRemove follows the exit at once; past the deadline (or when
+       * the wait broke) the removal is ours. */
+      *removed = read_wait(&r->removed, &ignored) == 0 || remove_now(r, NULL);
       return SBIO_OK;
     }
     sbio__dk_startfail_flush(&r->startfail, pass_on, r); /* whatever was held is the command's */
-    if (r->wait_resp.outcome == SBIO_SDK_HTTP_TIMEOUT)
+    if (r->exited.resp.outcome == SBIO_SDK_HTTP_TIMEOUT)
       e = END_DEADLINE;
-    else if (r->wait_resp.outcome == SBIO_SDK_HTTP_CANCELLED)
+    else if (r->exited.resp.outcome == SBIO_SDK_HTTP_CANCELLED)
       e = END_CANCELLED;
     else {
       *removed = remove_now(r, NULL);
       return sbio_sdk_error(err, SBIO_E_EXEC, "check that the Docker engine is running (it may have restarted)",
                             "docker: lost the Docker engine at %s while sandbox %.12s ran its command (%s)%s",
                             r->inst->endpoint.display, r->id,
-                            r->wait_resp.error[0] ? r->wait_resp.error : "its exit code never came",
+                            r->exited.resp.error[0] ? r->exited.resp.error : "its exit code never came",
                             *removed ? "" : "; the container may remain");
     }
   }
@@ -391,7 +408,8 @@ int sbio__dk_op_run(void *instance, const sbio_bk_run_req *req, const sbio_bk_ca
   if (rc == SBIO_OK && req->admit(req->admit_user, info) != 0)
     rc = sbio_sdk_error(err, SBIO_E_CREATE, NULL, "docker: sandbox %.12s was not admitted", r.id);
   if (rc == SBIO_OK) rc = attach(&r, err);
-  if (rc == SBIO_OK) rc = open_wait(&r, err);
+  if (rc == SBIO_OK) rc = open_wait(&r, "next-exit", &r.exited, err);
+  if (rc == SBIO_OK) rc = open_wait(&r, "removed", &r.removed, err);
   if (rc == SBIO_OK) rc = sbio__dk_start_container(inst, r.id, "timeout", call, err);
   if (rc == SBIO_OK) {
     rc = follow(&r, start, exit_code, removed, err);
@@ -399,7 +417,7 @@ int sbio__dk_op_run(void *instance, const sbio_bk_run_req *req, const sbio_bk_ca
     sbio_sdk_http_conn_close(r.attach);
     *removed = sbio__dk_discard(inst, r.id, call, req->teardown_s, err);
   }
-  sbio_sdk_http_stream_close(r.wait);
-  sbio_sdk_http_response_free(&r.wait_resp);
+  close_wait(&r.exited);
+  close_wait(&r.removed);
   return rc;
 }

@@ -329,6 +329,49 @@ static void test_ignored_runtime_refused(void **state) {
   dx_close(&h);
 }
 
+/* sbio_run's one-shot path on Podman: the exit code is the command's
+ * (Podman 4.3's wait?condition=removed answers 0 whatever it was, so the
+ * backend reads it from condition=next-exit), streams stay apart, a
+ * missing program is 127, stdin reaches the command, and nothing is left. */
+static sbio_exec_result *one_shot(dx_host *h, const char *const *argv, const char *in, sbio_code want) {
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_timeout(o, 60);
+  if (in) sbio_exec_options_set_stdin(o, in, strlen(in));
+  sbio_exec_result *r = NULL;
+  sbio_error *err = sbio_error_new();
+  sbio_code rc = sbio_run(h->host, "docker://", NULL, argv, o, &r, err);
+  if (rc != want) fprintf(stderr, "run %s: [%s] %s\n", argv[0], sbio_code_name(rc), sbio_error_message(err));
+  assert_int_equal(rc, want);
+  sbio_error_free(err);
+  sbio_exec_options_free(o);
+  return r;
+}
+
+static void test_one_shot_run(void **state) {
+  (void)state;
+  dx_host h;
+  assert_int_equal(dx_open(&h, &env, NULL, NULL), 0);
+  const char *sh[] = {"sh", "-c", "echo out; echo err >&2; exit 42", NULL};
+  sbio_exec_result *r = one_shot(&h, sh, NULL, SBIO_OK);
+  size_t len;
+  assert_int_equal(sbio_exec_result_exit_code(r), 42);
+  assert_string_equal(sbio_exec_result_stdout(r, &len), "out\n");
+  assert_string_equal(sbio_exec_result_stderr(r, &len), "err\n");
+  sbio_exec_result_free(r);
+  const char *missing[] = {"/no/such", NULL};
+  r = one_shot(&h, missing, NULL, SBIO_OK);
+  assert_int_equal(sbio_exec_result_exit_code(r), 127);
+  assert_non_null(strstr(sbio_exec_result_stderr(r, &len), "/no/such: command not found"));
+  sbio_exec_result_free(r);
+  const char *cat[] = {"cat", NULL};
+  r = one_shot(&h, cat, "abc\n", SBIO_OK);
+  assert_int_equal(sbio_exec_result_exit_code(r), 0);
+  assert_string_equal(sbio_exec_result_stdout(r, &len), "abc\n");
+  sbio_exec_result_free(r);
+  assert_int_equal(dx_count_containers(&env, "io.sandboxio.managed=true"), 0);
+  dx_close(&h);
+}
+
 static void test_nothing_left(void **state) {
   (void)state;
   assert_int_equal(dx_count_containers(&env, "io.sandboxio.managed=true"), 0);
@@ -347,6 +390,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_removed_externally_is_gone, setup, teardown),
       cmocka_unit_test_setup_teardown(test_stopped_is_gone, setup, teardown),
       cmocka_unit_test(test_ignored_runtime_refused),
+      cmocka_unit_test(test_one_shot_run),
       cmocka_unit_test(test_nothing_left),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
