@@ -19,10 +19,9 @@
  * and the message says so). */
 #include "exec.h"
 
-#include "demux.h"
+#include "attach.h"
 #include "engine.h"
 #include "errmap.h"
-#include "exec_startfail.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -34,7 +33,6 @@
 #define IDLE_PROBE_NS (2LL * 1000000000LL)
 #define PROBE_BUDGET_S 2.0
 #define AFTER_S 10.0 /* for the inspects after the stream ended (never past the deadline's margin) */
-#define STDIN_CHUNK 65536
 
 /* END_CANCELLED: the sandbox is being killed; END_EXEC_CANCELLED: only this
  * exec was cancelled by its caller (ABI 1.3), the sandbox lives on. */
@@ -170,56 +168,11 @@ typedef struct exec_run {
   dk_sandbox *sb;
   const sbio_bk_exec_req *req;
   const sbio_bk_call *call;
-  sbio_sdk_http_conn *conn; /* the exec's stream */
-  dk_demux demux;
-  dk_startfail startfail; /* the engine's text for a program that never started */
+  dk_attach io; /* the exec's stream, once started */
   char exec_id[80];
-  size_t stdin_sent;
-  int stdin_closed;
-  int64_t last_activity;
   int probe_strikes;
   int container_exit;
 } exec_run;
-
-static void pass_on(void *user, int stream, const char *data, size_t len) {
-  exec_run *r = user;
-  if (r->req->output && len) r->req->output(r->req->output_user, stream, data, len);
-}
-
-static void deliver(void *user, int stream, const char *data, size_t len) {
-  exec_run *r = user;
-  sbio__dk_startfail_feed(&r->startfail, stream, data, len, pass_on, r);
-}
-
-/* Drains what is readable now. END_EOF/END_LOST end the stream; -1: more later. */
-static int drain(exec_run *r) {
-  unsigned char buf[65536];
-  for (;;) {
-    size_t n = 0;
-    int io = sbio_sdk_http_conn_recv(r->conn, buf, sizeof buf, &n);
-    if (io == SBIO_SDK_IO_AGAIN) return -1;
-    if (io == SBIO_SDK_IO_EOF) return END_EOF;
-    if (io == SBIO_SDK_IO_ERROR) return END_LOST;
-    r->last_activity = sbio__dk_now(r->sb->inst);
-    if (sbio__dk_demux_feed(&r->demux, buf, n, deliver, r) != 0) return END_LOST;
-  }
-}
-
-static void feed_stdin(exec_run *r) {
-  const sbio_bk_exec_req *req = r->req;
-  size_t total = req->stdin_data ? req->stdin_len : 0;
-  while (r->stdin_sent < total) {
-    size_t want = total - r->stdin_sent, n = 0;
-    if (want > STDIN_CHUNK) want = STDIN_CHUNK;
-    int io = sbio_sdk_http_conn_send(r->conn, req->stdin_data + r->stdin_sent, want, &n);
-    if (io == SBIO_SDK_IO_AGAIN) return;
-    if (io == SBIO_SDK_IO_ERROR) break; /* the process stopped reading: nothing more to give */
-    r->stdin_sent += n;
-  }
-  /* EOF for the process's stdin; its output keeps flowing back. */
-  sbio_sdk_http_conn_shutdown_write(r->conn);
-  r->stdin_closed = 1;
-}
 
 /* After a silence: is the exec (and its container) still alive? */
 static int probe(exec_run *r) {
@@ -230,7 +183,7 @@ static int probe(exec_run *r) {
   sbio_sdk_http_response resp;
   int rc = sbio__dk_exec_inspect(inst, r->exec_id, &budget.call, &st, &resp);
   sbio_sdk_http_response_free(&resp);
-  r->last_activity = sbio__dk_now(inst);
+  r->io.last_activity = sbio__dk_now(inst);
   if (rc != 0) return -1; /* engine slow or away: the deadline still bounds us */
   if (st.found && st.running) {
     r->probe_strikes = 0;
@@ -245,25 +198,17 @@ static int probe(exec_run *r) {
 
 static outcome pump(exec_run *r) {
   dk_instance *inst = r->sb->inst;
-  if (!r->req->has_stdin) {
-    sbio_sdk_http_conn_shutdown_write(r->conn);
-    r->stdin_closed = 1;
-  }
-  r->last_activity = sbio__dk_now(inst);
   for (;;) {
     if (atomic_load(&r->sb->killed)) return END_CANCELLED;
     if (is_cancelled(r->call)) return sbio_bk_exec_cancelled(r->call) ? END_EXEC_CANCELLED : END_CANCELLED;
     int64_t left = sbio_bk_remaining_ns(r->call);
     if (left == 0) return END_DEADLINE;
     long ms = left / 1000000 + 1;
-    int end = drain(r);
-    if (end >= 0) return (outcome)end;
-    if (!r->stdin_closed) feed_stdin(r);
-    int want = SBIO_SDK_WAIT_READ | (r->stdin_closed ? 0 : SBIO_SDK_WAIT_WRITE);
-    int ready = sbio_sdk_http_conn_wait(r->conn, want, ms < SLICE_MS ? (int)ms : SLICE_MS);
-    if (ready < 0) return END_LOST;
-    if (ready == 0 && sbio__dk_now(inst) - r->last_activity >= IDLE_PROBE_NS) {
-      end = probe(r);
+    int step = sbio__dk_attach_step(&r->io, ms < SLICE_MS ? (int)ms : SLICE_MS);
+    if (step == DK_ATTACH_EOF) return END_EOF;
+    if (step == DK_ATTACH_LOST) return END_LOST;
+    if (step == DK_ATTACH_IDLE && sbio__dk_now(inst) - r->io.last_activity >= IDLE_PROBE_NS) {
+      int end = probe(r);
       if (end >= 0) return (outcome)end;
     }
   }
@@ -310,7 +255,7 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
     }
     if (!st.running && st.has_exit) {
       const char *program = r->req->shell ? "/bin/sh" : r->req->argv[0];
-      *exit_code = sbio__dk_startfail_finish(&r->startfail, st.exit_code, st.pid, program, pass_on, r);
+      *exit_code = sbio__dk_attach_finish(&r->io, st.exit_code, st.pid, program);
       return SBIO_OK;
     }
     if (i >= 20 || sbio_bk_remaining_ns(&after) == 0) break;
@@ -362,7 +307,8 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
   char path[160];
   snprintf(path, sizeof path, "/exec/%s/start", r->exec_id);
   sbio_sdk_http_response resp;
-  if (sbio__dk_upgrade(inst, path, "{\"Detach\":false,\"Tty\":false}", r->call, &r->conn, &resp) != 0 || !r->conn) {
+  sbio_sdk_http_conn *conn = NULL;
+  if (sbio__dk_upgrade(inst, path, "{\"Detach\":false,\"Tty\":false}", r->call, &conn, &resp) != 0 || !conn) {
     int rc;
     if (resp.outcome == SBIO_SDK_HTTP_CANCELLED && sbio_bk_exec_cancelled(r->call) && !atomic_load(&r->sb->killed)) {
       rc = cancelled(r, token, exit_code, err);
@@ -383,10 +329,9 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
     return rc;
   }
   sbio_sdk_http_response_free(&resp);
-  sbio__dk_demux_init(&r->demux);
+  sbio__dk_attach_begin(&r->io, inst, conn, r->req, 0);
   outcome end = pump(r);
-  sbio_sdk_http_conn_close(r->conn);
-  r->conn = NULL;
+  sbio__dk_attach_close(&r->io);
   switch (end) {
   case END_EOF:
     return finish(r, exit_code, err);
@@ -436,7 +381,6 @@ int sbio__dk_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   char *body = exec_body(req, token);
   if (!body) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the exec request");
   exec_run r = {.sb = sb, .req = req, .call = call};
-  sbio__dk_startfail_init(&r.startfail);
   sbio_sdk_http_response resp;
   int created = sbio__dk_exec_create(inst, sb->id, body, call, r.exec_id, sizeof r.exec_id, &resp);
   free(body);
@@ -456,6 +400,6 @@ int sbio__dk_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   }
   sbio_sdk_http_response_free(&resp);
   rc = run(&r, token, start, exit_code, err);
-  sbio__dk_startfail_flush(&r.startfail, pass_on, &r); /* whatever was held is the command's */
+  sbio__dk_attach_flush(&r.io); /* whatever was held is the command's */
   return rc;
 }

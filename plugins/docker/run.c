@@ -27,9 +27,8 @@
  * bounded by the call's deadline, plus that teardown time for the last
  * steps. */
 #include "api.h"
-#include "demux.h"
+#include "attach.h"
 #include "errmap.h"
-#include "exec_startfail.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -39,7 +38,6 @@
 #define SLICE_MS 100
 #define IDLE_PROBE_NS (2LL * 1000000000LL)
 #define PROBE_BUDGET_S 2.0
-#define STDIN_CHUNK 65536
 #define WAIT_BODY_MAX 4096
 
 typedef enum end {
@@ -61,13 +59,9 @@ typedef struct one_shot {
   const sbio_bk_run_req *req;
   const sbio_bk_call *call;
   char id[72];
-  sbio_sdk_http_conn *attach;
-  dk_wait exited, removed; /* condition=next-exit, condition=removed */
-  dk_demux demux;
-  dk_startfail startfail; /* timeout's line for a program it could not run */
-  size_t stdin_sent;
-  int stdin_closed;
-  int64_t last_activity;
+  sbio_sdk_http_conn *conn; /* the attach, until the start */
+  dk_attach io;             /* ... then its streams */
+  dk_wait exited, removed;  /* condition=next-exit, condition=removed */
 } one_shot;
 
 static int is_cancelled(const sbio_bk_call *c) {
@@ -159,16 +153,6 @@ static int check_command(const sbio_bk_exec_req *x, sbio_bk_error *err) {
 }
 
 /* ------------------------------------------------------------- streams */
-static void pass_on(void *user, int stream, const char *data, size_t len) {
-  one_shot *r = user;
-  if (r->req->exec->output && len) r->req->exec->output(r->req->exec->output_user, stream, data, len);
-}
-
-static void deliver(void *user, int stream, const char *data, size_t len) {
-  one_shot *r = user;
-  sbio__dk_startfail_feed(&r->startfail, stream, data, len, pass_on, r);
-}
-
 /* Attach before start: nothing the command writes is missed. */
 static int attach(one_shot *r, sbio_bk_error *err) {
   char path[200];
@@ -176,7 +160,7 @@ static int attach(one_shot *r, sbio_bk_error *err) {
            r->req->exec->has_stdin ? "&stdin=1" : "");
   sbio_sdk_http_response resp;
   int rc = SBIO_OK;
-  if (sbio__dk_upgrade(r->inst, path, "", r->call, &r->attach, &resp) != 0 || !r->attach)
+  if (sbio__dk_upgrade(r->inst, path, "", r->call, &r->conn, &resp) != 0 || !r->conn)
     rc = sbio__dk_fail(r->inst, &resp, SBIO_E_CREATE, SBIO_E_EXEC_TIMEOUT, "attach to the container", err);
   sbio_sdk_http_response_free(&resp);
   return rc;
@@ -236,37 +220,6 @@ static int read_wait(dk_wait *w, int *exit_code) {
   return ok ? 0 : -1;
 }
 
-/* Drains what is readable now: an `end`, or -1 for more later. */
-static int drain(one_shot *r) {
-  unsigned char buf[65536];
-  for (;;) {
-    size_t n = 0;
-    int io = sbio_sdk_http_conn_recv(r->attach, buf, sizeof buf, &n);
-    if (io == SBIO_SDK_IO_AGAIN) return -1;
-    if (io == SBIO_SDK_IO_EOF) return END_EOF;
-    if (io == SBIO_SDK_IO_ERROR) return END_LOST;
-    r->last_activity = sbio__dk_now(r->inst);
-    if (sbio__dk_demux_feed(&r->demux, buf, n, deliver, r) != 0) return END_LOST;
-  }
-}
-
-static void feed_stdin(one_shot *r) {
-  const sbio_bk_exec_req *x = r->req->exec;
-  size_t total = x->stdin_data ? x->stdin_len : 0;
-  while (r->stdin_sent < total) {
-    size_t want = total - r->stdin_sent, n = 0;
-    if (want > STDIN_CHUNK) want = STDIN_CHUNK;
-    int io = sbio_sdk_http_conn_send(r->attach, x->stdin_data + r->stdin_sent, want, &n);
-    if (io == SBIO_SDK_IO_AGAIN) return;
-    if (io == SBIO_SDK_IO_ERROR) break; /* the command stopped reading: nothing more to give */
-    r->stdin_sent += n;
-  }
-  /* EOF for the command's stdin (StdinOnce: the engine closes it); its
-   * output keeps flowing back. */
-  sbio_sdk_http_conn_shutdown_write(r->attach);
-  r->stdin_closed = 1;
-}
-
 /* After a silence: is the container still running? A stream can stay open
  * after its container died (seen under runsc); the wait then knows. */
 static int stopped(one_shot *r) {
@@ -289,25 +242,21 @@ static int stopped(one_shot *r) {
     }
   }
   sbio_sdk_http_response_free(&resp);
-  r->last_activity = sbio__dk_now(r->inst);
+  r->io.last_activity = sbio__dk_now(r->inst);
   return gone;
 }
 
 static end pump(one_shot *r) {
-  if (!r->req->exec->has_stdin) r->stdin_closed = 1; /* no stdin was attached */
-  r->last_activity = sbio__dk_now(r->inst);
   for (;;) {
     if (is_cancelled(r->call)) return END_CANCELLED;
     int64_t left = sbio_bk_remaining_ns(r->call);
     if (left == 0) return END_DEADLINE;
     long ms = left / 1000000 + 1;
-    int e = drain(r);
-    if (e >= 0) return (end)e;
-    if (!r->stdin_closed) feed_stdin(r);
-    int want = SBIO_SDK_WAIT_READ | (r->stdin_closed ? 0 : SBIO_SDK_WAIT_WRITE);
-    int ready = sbio_sdk_http_conn_wait(r->attach, want, ms < SLICE_MS ? (int)ms : SLICE_MS);
-    if (ready < 0) return END_LOST;
-    if (ready == 0 && sbio__dk_now(r->inst) - r->last_activity >= IDLE_PROBE_NS && stopped(r)) return END_STOPPED;
+    int step = sbio__dk_attach_step(&r->io, ms < SLICE_MS ? (int)ms : SLICE_MS);
+    if (step == DK_ATTACH_EOF) return END_EOF;
+    if (step == DK_ATTACH_LOST) return END_LOST;
+    if (step == DK_ATTACH_IDLE && sbio__dk_now(r->inst) - r->io.last_activity >= IDLE_PROBE_NS && stopped(r))
+      return END_STOPPED;
   }
 }
 
@@ -323,27 +272,25 @@ static int remove_now(one_shot *r, sbio_bk_error *why) {
 
 /* Once the command runs: its output until it ends, then its exit code. */
 static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio_bk_error *err) {
-  sbio__dk_demux_init(&r->demux);
-  sbio__dk_startfail_init_backstop(&r->startfail);
+  sbio__dk_attach_begin(&r->io, r->inst, r->conn, r->req->exec, 1);
+  r->conn = NULL;
   end e = pump(r);
-  sbio_sdk_http_conn_close(r->attach);
-  r->attach = NULL;
-  if (e != END_EOF && e != END_STOPPED && e != END_LOST) sbio__dk_startfail_flush(&r->startfail, pass_on, r);
+  sbio__dk_attach_close(&r->io);
+  if (e != END_EOF && e != END_STOPPED && e != END_LOST) sbio__dk_attach_flush(&r->io);
   if (e == END_EOF || e == END_STOPPED || e == END_LOST) {
     /* The command closed its output (or the attach broke): the waits say
      * how it ended and when the engine removed the container. A command
      * that closed its output and runs on meets the deadline here. */
     if (read_wait(&r->exited, exit_code) == 0) {
       const sbio_bk_exec_req *x = r->req->exec;
-      *exit_code =
-          sbio__dk_startfail_finish(&r->startfail, *exit_code, -1, x->shell ? "/bin/sh" : x->argv[0], pass_on, r);
+      *exit_code = sbio__dk_attach_finish(&r->io, *exit_code, -1, x->shell ? "/bin/sh" : x->argv[0]);
       int ignored;
       /* AutoRemove follows the exit at once; past the deadline (or when
        * the wait broke) the removal is ours. */
       *removed = read_wait(&r->removed, &ignored) == 0 || remove_now(r, NULL);
       return SBIO_OK;
     }
-    sbio__dk_startfail_flush(&r->startfail, pass_on, r); /* whatever was held is the command's */
+    sbio__dk_attach_flush(&r->io); /* whatever was held is the command's */
     if (r->exited.resp.outcome == SBIO_SDK_HTTP_TIMEOUT)
       e = END_DEADLINE;
     else if (r->exited.resp.outcome == SBIO_SDK_HTTP_CANCELLED)
@@ -414,7 +361,14 @@ int sbio__dk_op_run(void *instance, const sbio_bk_run_req *req, const sbio_bk_ca
   if (rc == SBIO_OK) {
     rc = follow(&r, start, exit_code, removed, err);
   } else {
-    sbio_sdk_http_conn_close(r.attach);
+    sbio_sdk_http_conn_close(r.conn);
+    /* Cancelled while the container was being readied: the caller's word,
+     * not the request the cancellation cut short. */
+    if (is_cancelled(call))
+      rc = sbio_sdk_error(err, SBIO_E_CANCELLED, NULL,
+                          "docker: the run of sandbox %.12s was cancelled before its "
+                          "command started",
+                          r.id);
     *removed = sbio__dk_discard(inst, r.id, call, req->teardown_s, err);
   }
   close_wait(&r.exited);

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* A process's attached streams over an upgraded connection: an exec's
+ * (exec.c) or a one-shot run's container (run.c). Output frames are
+ * demultiplexed into the request's output callback as they arrive, through
+ * the start-failure filter (exec_startfail.h); stdin is written while output
+ * is read (no deadlock on large input), then the write side is half-closed
+ * so the process sees EOF. The caller's loop keeps the deadline, the
+ * cancellation and its own probes; a step never waits longer than asked. */
+#ifndef SBIO_DOCKER_ATTACH_H
+#define SBIO_DOCKER_ATTACH_H
+
+#include "demux.h"
+#include "dk.h"
+#include "exec_startfail.h"
+
+#include <sandboxio/sdk/http_stream.h>
+
+typedef struct dk_attach {
+  dk_instance *inst;
+  const sbio_bk_exec_req *req; /* stdin data and the output callback */
+  sbio_sdk_http_conn *conn;
+  dk_demux demux;
+  dk_startfail startfail;
+  size_t stdin_sent;
+  int stdin_closed;
+  int64_t last_activity; /* host clock: the last bytes that arrived */
+} dk_attach;
+
+enum {
+  DK_ATTACH_MORE = -1, /* nothing ended; bytes may have moved */
+  DK_ATTACH_EOF = 0,   /* the process closed its output */
+  DK_ATTACH_LOST = 1,  /* the connection broke, or a frame was malformed */
+  DK_ATTACH_IDLE = 2   /* nothing ended and nothing arrived during the wait */
+};
+
+/* Starts following `conn` (the attach owns it from now on). backstop: the
+ * one-shot run's start-failure filter, else the exec's. Without stdin the
+ * write side is half-closed at once, as the docker CLI does. */
+void sbio__dk_attach_begin(dk_attach *a, dk_instance *inst, sbio_sdk_http_conn *conn, const sbio_bk_exec_req *req,
+                           int backstop);
+/* Reads what is there, writes stdin, then waits at most wait_ms: one of
+ * DK_ATTACH_*. */
+int sbio__dk_attach_step(dk_attach *a, int wait_ms);
+/* Closes the connection (NULL is fine; idempotent). */
+void sbio__dk_attach_close(dk_attach *a);
+/* The process ended with exit_code (pid: its exec inspect, -1 for the
+ * backstop): see sbio__dk_startfail_finish. Returns the code to report. */
+int sbio__dk_attach_finish(dk_attach *a, int exit_code, long pid, const char *program);
+/* Whatever the filter still holds is the process's own output. */
+void sbio__dk_attach_flush(dk_attach *a);
+
+#endif
