@@ -175,7 +175,12 @@ static void setup(sbio_sdk_http *c, CURL *h, http_xfer *x) {
   sbio__http_transport_apply(c, h, limit);
   curl_easy_setopt(h, CURLOPT_USERAGENT, c->user_agent);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->header_list);
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, limit > 0 ? limit : 1L);
+  /* left_ms is rounded down and libcurl's clock starts a little later than
+   * it was read, so a limit of left_ms alone can end a transfer up to a
+   * millisecond before the deadline; one more keeps libcurl from ever
+   * firing first (the deadline checks end the transfer on time), so that
+   * "the deadline passed" holds for whoever sees the timeout. */
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, x->cap_ms ? limit : limit + 1);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sbio__http_on_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
