@@ -9,8 +9,9 @@
  *   errmap.c     engine answers -> catalogue    pull.c      image pulls
  *   create.c     hardened create                sandbox.c   connect/kill/info
  *   demux.c      8-byte frames                  exec*.c     exec and its deadline kill
- *   files*.c     archive and fs ops             managed.c   list/kill by label
- *   plugin.c     the ABI table
+ *   attach.c     an attached process's streams  run.c       the one-shot run (ABI 1.5)
+ *   spec.c       the hardened container spec    files*.c    archive and fs ops
+ *   managed.c    list/kill by label             plugin.c    the ABI table
  * Every request goes through the SDK's client (<sandboxio/sdk/http.h>):
  * pooled keep-alive connections, deadlines, cancellation, retries of
  * idempotent requests; the exec attach is an SDK upgraded connection. */
