@@ -122,10 +122,11 @@ int sbio__dk_create_container(dk_instance *inst, const char *body, const char *i
 }
 
 /* True when the engine's answer says the main process's program is not in
- * the image (runc: "executable file not found", "no such file or
- * directory"). */
-static int program_missing(const sbio_sdk_http_response *resp) {
-  return resp->outcome == SBIO_SDK_HTTP_ANSWERED && resp->status >= 400 && resp->body &&
+ * the image (runc: exec: "timeout": executable file not found in $PATH, or
+ * "no such file or directory" for a path), naming that program: a missing
+ * mount source or init binary says the same words about something else. */
+static int program_missing(const sbio_sdk_http_response *resp, const char *program) {
+  return resp->outcome == SBIO_SDK_HTTP_ANSWERED && resp->status >= 400 && resp->body && strstr(resp->body, program) &&
          (strstr(resp->body, "executable file not found") || strstr(resp->body, "no such file or directory"));
 }
 
@@ -137,7 +138,7 @@ int sbio__dk_start_container(dk_instance *inst, const char *id, const char *prog
   int rc = sbio__dk_send(inst, "POST", path, NULL, call, &resp);
   if (rc == 0 && (resp.status == 204 || resp.status == 304)) {
     rc = SBIO_OK;
-  } else if (rc == 0 && program_missing(&resp)) {
+  } else if (rc == 0 && program_missing(&resp, program)) {
     char msg[300];
     rc = sbio_sdk_error(err, SBIO_E_CREATE,
                         "use an image with busybox or coreutils (they provide `sleep` and `timeout`)",

@@ -15,12 +15,14 @@
 #define ENGINE_TEXT "OCI runtime exec failed"
 #define ENGINE_EXIT 126
 #define BACKSTOP_TEXT "timeout: "
+#define INIT_TEXT "[FATAL tini"
 
 void sbio__dk_startfail_init(dk_startfail *h) {
   h->len = 0;
   h->done = 0;
   h->stream = 1;
   h->text = ENGINE_TEXT;
+  h->text2 = NULL;
   h->backstop = 0;
 }
 
@@ -28,6 +30,7 @@ void sbio__dk_startfail_init_backstop(dk_startfail *h) {
   sbio__dk_startfail_init(h);
   h->stream = 2;
   h->text = BACKSTOP_TEXT;
+  h->text2 = INIT_TEXT;
   h->backstop = 1;
 }
 
@@ -37,16 +40,25 @@ void sbio__dk_startfail_flush(dk_startfail *h, dk_demux_out out, void *user) {
   h->done = 1;
 }
 
-/* Whether held + data can still be (the start of) the engine's text. */
-static int may_be_engine_text(const dk_startfail *h, const char *data, size_t len) {
-  if (h->len + len > sizeof h->held) return 0;
-  size_t have = h->len + len, want = strlen(h->text);
+/* Whether held + data can still be (the start of) `text`. */
+static int may_be(const dk_startfail *h, const char *text, const char *data, size_t len) {
+  if (!text || h->len + len > sizeof h->held) return 0;
+  size_t have = h->len + len, want = strlen(text);
   size_t check = have < want ? have : want;
   for (size_t i = 0; i < check; i++) {
     char c = i < h->len ? h->held[i] : data[i - h->len];
-    if (c != h->text[i]) return 0;
+    if (c != text[i]) return 0;
   }
   return 1;
+}
+
+static int may_be_engine_text(const dk_startfail *h, const char *data, size_t len) {
+  return may_be(h, h->text, data, len) || may_be(h, h->text2, data, len);
+}
+
+static int begins(const char *held, size_t len, const char *text) {
+  size_t n = strlen(text);
+  return len >= n && !memcmp(held, text, n);
 }
 
 void sbio__dk_startfail_feed(dk_startfail *h, int stream, const char *data, size_t len, dk_demux_out out, void *user) {
@@ -83,9 +95,9 @@ static int backstop_said(const char *text, int exit_code, const char *program) {
 
 int sbio__dk_startfail_finish(dk_startfail *h, int exit_code, long pid, const char *program, dk_demux_out out,
                               void *user) {
-  size_t want = strlen(h->text);
   int engine = !h->backstop && exit_code == ENGINE_EXIT && pid == 0;
-  if (h->done || !(engine || h->backstop) || h->len < want || memchr(h->held, '\0', h->len)) {
+  int whole = begins(h->held, h->len, h->text) || (h->text2 && begins(h->held, h->len, h->text2));
+  if (h->done || !(engine || h->backstop) || !whole || memchr(h->held, '\0', h->len)) {
     sbio__dk_startfail_flush(h, out, user);
     return exit_code;
   }
@@ -94,6 +106,15 @@ int sbio__dk_startfail_finish(dk_startfail *h, int exit_code, long pid, const ch
   while (n && (h->held[n - 1] == '\n' || h->held[n - 1] == '\r')) n--;
   memcpy(text, h->held, n);
   text[n] = '\0';
+  if (h->backstop && begins(text, n, INIT_TEXT)) {
+    if (exit_code != 127 || !strstr(text, "exec timeout failed") || strchr(text, '\n')) {
+      sbio__dk_startfail_flush(h, out, user);
+      return exit_code;
+    }
+    h->len = 0;
+    h->done = 1;
+    return DK_STARTFAIL_NO_BACKSTOP;
+  }
   if (h->backstop && !backstop_said(text, exit_code, program)) {
     sbio__dk_startfail_flush(h, out, user);
     return exit_code;

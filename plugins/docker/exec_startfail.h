@@ -20,10 +20,11 @@
 typedef struct dk_startfail {
   char held[DK_STARTFAIL_HOLD];
   size_t len;
-  int done;         /* no longer holding: everything passes straight through */
-  int stream;       /* the stream the text arrives on */
-  const char *text; /* how it begins */
-  int backstop;     /* the one-shot run's `timeout` said it, not the engine */
+  int done;          /* no longer holding: everything passes straight through */
+  int stream;        /* the stream the text arrives on */
+  const char *text;  /* how it begins */
+  const char *text2; /* or this (the backstop: docker's init could not run it), or NULL */
+  int backstop;      /* the one-shot run's `timeout` said it, not the engine */
 } dk_startfail;
 
 /* For an exec: the engine's text on stdout, exit 126, Pid 0. */
@@ -33,6 +34,10 @@ void sbio__dk_startfail_init(dk_startfail *h);
  * stderr, naming the program, and exit 127 or 126. The same message and
  * codes come out as for an exec. */
 void sbio__dk_startfail_init_backstop(dk_startfail *h);
+/* What finish returns for the backstop when the image has no `timeout`:
+ * docker's init said "[FATAL tini (N)] exec timeout failed" (exit 127),
+ * so the command never ran. Its text is dropped: the error says it. */
+#define DK_STARTFAIL_NO_BACKSTOP (-2)
 /* Output of the exec, on its way to `out`: stdout that may still be the
  * engine's text is kept; anything else first releases what was kept. */
 void sbio__dk_startfail_feed(dk_startfail *h, int stream, const char *data, size_t len, dk_demux_out out, void *user);

@@ -288,7 +288,12 @@ static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio
       /* AutoRemove follows the exit at once; past the deadline (or when
        * the wait broke) the removal is ours. */
       *removed = read_wait(&r->removed, &ignored) == 0 || remove_now(r, NULL);
-      return SBIO_OK;
+      if (*exit_code != DK_STARTFAIL_NO_BACKSTOP) return SBIO_OK;
+      *exit_code = -1; /* the command never ran */
+      return sbio_sdk_error(err, SBIO_E_CREATE, "use an image with busybox or coreutils (they provide `timeout`)",
+                            "docker: sandbox %.12s could not run the command: the image has no `timeout` program, "
+                            "which sbio run runs it under as the sandbox's lifetime backstop",
+                            r->id);
     }
     sbio__dk_attach_flush(&r->io); /* whatever was held is the command's */
     if (r->exited.resp.outcome == SBIO_SDK_HTTP_TIMEOUT)

@@ -352,6 +352,16 @@ static void test_backstop_failure_becomes_the_same_answer(void **state) {
   assert_string_equal(o.data[2], "timeout: '/no/such'\nmore\n");
   assert_int_equal(sf_backstop(busybox, 4, 1, 127, &o), 127);
   assert_string_equal(o.data[1], busybox);
+  /* No timeout in the image: docker's init says so, exit 127, and the
+   * command never ran; its line is not passed on (the error says it). */
+  static const char tini[] = "[FATAL tini (7)] exec timeout failed: No such file or directory\n";
+  for (size_t split = 0; split < sizeof tini; split += 6) {
+    assert_int_equal(sf_backstop(tini, split, 2, 127, &o), DK_STARTFAIL_NO_BACKSTOP);
+    assert_int_equal(o.len[1] + o.len[2], 0);
+  }
+  assert_int_equal(sf_backstop(tini, 3, 2, 1, &o), 1);
+  assert_string_equal(o.data[2], tini);
+  assert_int_equal(sf_backstop("[FATAL tini (7)] exec other failed: x\n", 3, 2, 127, &o), 127);
   /* Output on stdout first: a process ran, the stderr line is its own. */
   dk_startfail h;
   sbio__dk_startfail_init_backstop(&h);
