@@ -31,7 +31,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url-file", required=True, help="where to write the base URL once listening")
     ap.add_argument("--state-dir", help="directory for sandbox files (default: a fresh temporary one)")
-    ap.add_argument("--idle-exit", type=float, default=600.0, help="exit after this many idle seconds")
+    # As long as --max-life: the fixture's stop (which checks for leaked
+    # sandboxes) runs when ctest gets to it, which in a whole-suite run can
+    # be more than ten minutes after the last Daytona test; an emulator
+    # that left on its own before that failed the stop (seen in CI). An
+    # orphan still goes at --max-life.
+    ap.add_argument("--idle-exit", type=float, default=3600.0, help="exit after this many idle seconds")
     ap.add_argument("--max-life", type=float, default=3600.0, help="exit after this many seconds in all")
     args = ap.parse_args()
 
