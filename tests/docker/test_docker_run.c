@@ -672,8 +672,35 @@ static void test_lifetime_backstop_after_kill_9(void **state) {
 }
 
 /* ------------------------------------------ 13. refused before anything */
+/* The engine's own clock (unix seconds, from /info SystemTime), -1 when
+ * unknown. Event times are the engine's: this process's clock may be
+ * another (the suite also runs under libfaketime, which a Go dockerd
+ * does not follow). */
+static long engine_now(void) {
+  long code;
+  char *text = dx_api(&env, "GET", "/info", NULL, &code);
+  cJSON *root = code == 200 && text ? cJSON_Parse(text) : NULL;
+  free(text);
+  const cJSON *t = root ? cJSON_GetObjectItemCaseSensitive(root, "SystemTime") : NULL;
+  struct tm tm = {0};
+  long now = -1;
+  if (cJSON_IsString(t) && sscanf(t->valuestring, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) == 6) {
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    now = (long)timegm(&tm); /* the time as written; its offset, if any, below */
+    const char *zone = strpbrk(t->valuestring + 19, "Z+-");
+    int zh = 0, zm = 0;
+    if (zone && *zone != 'Z' && sscanf(zone + 1, "%d:%d", &zh, &zm) == 2)
+      now -= (*zone == '+' ? 1 : -1) * (zh * 3600L + zm * 60L);
+  }
+  cJSON_Delete(root);
+  return now;
+}
+
 /* Engine events "create" of containers labelled `label` between two
- * times (unix seconds): whether a container ever existed, even briefly. */
+ * times (the engine's unix seconds): whether a container ever existed,
+ * even briefly. */
 static int created_events(const char *label, long since, long until) {
   char filter[512], path[1024];
   snprintf(filter, sizeof filter, "{\"type\":[\"container\"],\"event\":[\"create\"],\"label\":[\"%s\"]}", label);
@@ -709,7 +736,8 @@ static void test_refused_before_anything_exists(void **state) {
     char value[64], label[128];
     snprintf(value, sizeof value, "refuse-%ld-%s", (long)getpid(), runtimes[k]);
     snprintf(label, sizeof label, "io.sandboxio.meta.dxrun=%s", value);
-    long since = (long)time(NULL) - 1;
+    long since = engine_now() - 1;
+    assert_true(since > 0);
     int before = dx_count_containers(&env, NULL);
     assert_true(before >= 0);
     sbio_create_options *o = sbio_create_options_new();
@@ -728,7 +756,7 @@ static void test_refused_before_anything_exists(void **state) {
     assert_int_equal(rec_count(&x.rec, "created"), 0);
     assert_int_equal(rec_count(&x.rec, "exec"), 0);
     assert_int_equal(dx_count_containers(&env, NULL), before);
-    int n = created_events(label, since, (long)time(NULL) + 1);
+    int n = created_events(label, since, engine_now() + 1);
     assert_int_equal(n, 0); /* none existed, not even for a moment */
     /* The check sees a container that did exist: the same label, allowed. */
     sbio_create_options_free(o);
@@ -737,7 +765,7 @@ static void test_refused_before_anything_exists(void **state) {
     sbio_create_options_require_isolation(o, SBIO_TIER_CONTAINER);
     const char *argv[] = {"true", NULL};
     sbio_exec_result_free(run_want(&x, argv, NULL, o, NULL, SBIO_OK));
-    assert_int_equal(created_events(label, since, (long)time(NULL) + 1), 1);
+    assert_int_equal(created_events(label, since, engine_now() + 1), 1);
     sbio_create_options_free(o);
     rh_close(&x);
   }
