@@ -29,6 +29,7 @@
 #include "api.h"
 #include "attach.h"
 #include "errmap.h"
+#include "exec.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -225,25 +226,9 @@ static int read_wait(dk_wait *w, int *exit_code) {
 static int stopped(one_shot *r) {
   sbio_sdk_subcall budget;
   sbio_sdk_call_narrow(&budget, r->call, PROBE_BUDGET_S);
-  char path[160];
-  snprintf(path, sizeof path, "/containers/%s/json", r->id);
-  sbio_sdk_http_response resp;
-  int gone = 0;
-  if (sbio__dk_send(r->inst, "GET", path, NULL, &budget.call, &resp) == 0) {
-    if (resp.status == 404) gone = 1;
-    if (resp.status == 200) {
-      cJSON *root = cJSON_ParseWithLength(resp.body, resp.len);
-      const cJSON *state = root ? cJSON_GetObjectItemCaseSensitive(root, "State") : NULL;
-      const cJSON *status = state ? cJSON_GetObjectItemCaseSensitive(state, "Status") : NULL;
-      gone =
-          cJSON_IsString(status) && (!strcmp(status->valuestring, "exited") || !strcmp(status->valuestring, "dead") ||
-                                     !strcmp(status->valuestring, "removing"));
-      cJSON_Delete(root);
-    }
-  }
-  sbio_sdk_http_response_free(&resp);
+  int state = sbio__dk_container_running(r->inst, r->id, &budget.call, NULL);
   r->io.last_activity = sbio__dk_now(r->inst);
-  return gone;
+  return state == 0; /* -1, no answer: the deadline still bounds the run */
 }
 
 static end pump(one_shot *r) {
