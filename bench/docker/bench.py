@@ -106,6 +106,7 @@ def main():
     ap.add_argument("--sbio", required=True)
     ap.add_argument("--sbio-bench", required=True)
     ap.add_argument("--raw-exec", required=True)
+    ap.add_argument("--raw-run", required=True)
     ap.add_argument("--config", required=True)
     ap.add_argument("-n", type=int, default=15)
     ap.add_argument("--bytes", type=int, default=256 << 20)
@@ -120,10 +121,14 @@ def main():
     rows = []
 
     # ---- create -> exec -> destroy
-    # `sbio run` and `docker run --rm` are the pair: interleaved.
-    sbio_run, docker_rm = measure_interleaved(n, [
+    # `sbio run` and `docker run --rm` are the pair, and raw_run.c
+    # (the same container, the least any client can do) is their floor:
+    # interleaved, so that the three ratios are taken under one engine's
+    # conditions.
+    sbio_run, docker_rm, raw_run = measure_interleaved(n, [
         lambda: [[args.sbio, "--config", args.config, "run", "--backend", "docker", "--", "true"]],
-        lambda: [cli + ["run", "--rm"] + HARDENING + [args.image, "true"]]])
+        lambda: [cli + ["run", "--rm"] + HARDENING + [args.image, "true"]],
+        lambda: [[args.raw_run, sock, args.image]]])
     sbio_lib = sbio_bench(args, "cycle", n)
 
     def cli_three():
@@ -140,7 +145,8 @@ def main():
     rows.append(("create → exec → destroy", [
         ("`sbio run -- true`", sbio_run), ("libsandboxio in-process", sbio_lib),
         ("`docker run --rm IMAGE true`", docker_rm), ("`docker run -d` + `docker exec` + `docker rm -f`", docker_three),
-        ("docker-py run/exec_run/remove", sdk)]))
+        ("docker-py run/exec_run/remove", sdk),
+        ("floor: one-shot from C, no HTTP library (`raw_run.c`)", raw_run)]))
 
     # ---- warm exec round trip
     warm = client.containers.run(args.image, ["sleep", "600"], detach=True, **SDK_HARDENING)
@@ -211,6 +217,12 @@ def main():
                 name, m["median_ms"], m["p90_ms"], m["cpu_ms_per_op"], m["median_ms"] / base["median_ms"],
                 m["cpu_ms_per_op"] / max(base["cpu_ms_per_op"], 1e-6)))
         print()
+    # The targets are ratios to `docker run --rm`; the floor's own
+    # ratio says how far down any client of this engine could go.
+    for name, m in (("`sbio run`", sbio_run), ("The floor (`raw_run.c`)", raw_run)):
+        print("%s vs `docker run --rm`: wall %.2f×, client CPU %.2f×." % (
+            name, m["median_ms"] / docker_rm["median_ms"], m["cpu_ms_per_op"] / max(docker_rm["cpu_ms_per_op"], 1e-6)))
+    print()
     print("### %d MiB of stdout\n" % (args.bytes >> 20))
     print("| client | seconds | MiB/s | client CPU s |")
     print("|---|---|---|---|")

@@ -6,7 +6,8 @@
 # Starts a private engine (tests/docker/engine.sh; set SBIO_TEST_DOCKER_HOST
 # to use an existing one), builds the benchmark client against BUILD_DIR
 # (default build; it must be configured with -DSBIO_BACKENDS="fake;docker"
-# and built) and the raw Engine API client (raw_exec.c, libcurl alone), runs
+# and built), the raw Engine API client (raw_exec.c, libcurl alone) and the
+# one-shot floor (raw_run.c, no HTTP library), runs
 # bench.py and prints a markdown report. Needs docker.io, busybox-static,
 # python3-docker, curl and libcurl's headers.
 set -euo pipefail
@@ -39,6 +40,7 @@ cc -O2 -Wall -I"$root/core/include" -I"$build/include" "$here/sbio_bench.c" -o "
   -Wl,-rpath,"$build/lib" -lpthread
 # The project's C dialect (CMakeLists.txt): C11 plus the POSIX interfaces.
 cc -std=c11 -D_DEFAULT_SOURCE -O2 -Wall -Wextra "$here/raw_exec.c" -o "$work/raw_exec" -lcurl
+cc -std=c11 -D_DEFAULT_SOURCE -O2 -Wall -Wextra "$here/raw_run.c" -o "$work/raw_run"
 cat >"$work/config.yaml" <<YAML
 backends:
   docker:
@@ -53,4 +55,4 @@ export SBIO_BACKEND_PATH= SBIO_CONFIG=
 quick=()
 [ "${SBIO_BENCH_QUICK:-0}" = 1 ] && quick=(-n 1 --bytes 1048576 --concurrent 2)
 /usr/bin/python3 "$here/bench.py" --host "$host" --image "$image" --sbio "$build/bin/sbio" \
-  --sbio-bench "$work/sbio_bench" --raw-exec "$work/raw_exec" --config "$work/config.yaml" "$@" "${quick[@]}"
+  --sbio-bench "$work/sbio_bench" --raw-exec "$work/raw_exec" --raw-run "$work/raw_run" --config "$work/config.yaml" "$@" "${quick[@]}"
