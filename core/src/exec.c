@@ -94,6 +94,12 @@ sbio_code sbio__exec_job_new(sbio_host *host, const struct sbio_backend_info *b,
   if (o->invalid[0]) return sbio__error_set(err, SBIO_E_CONFIG, NULL, "invalid exec options: %s", o->invalid);
   if (!(caps & SBIO_CAP_RUN_COMMAND)) return sbio__capability_error(host, b->name, SBIO_CAP_RUN_COMMAND, err);
   if (o->has_stdin && !(caps & SBIO_CAP_STDIN)) return sbio__capability_error(host, b->name, SBIO_CAP_STDIN, err);
+  /* An exec's environment is as likely as a create's to carry a credential
+   * (GITHUB_TOKEN for one command): a value under a key that looks like one
+   * is redacted from every message, event and log line from here on, as
+   * the create's are (sandbox.c). */
+  for (size_t i = 0; i < o->env.n; i++)
+    if (sbio__looks_like_credential_key(o->env.keys[i])) sbio__redactor_add(&host->redactor, o->env.values[i]);
   sbio__exec_job *j = calloc(1, sizeof *j);
   struct sbio_exec_result *result = j ? calloc(1, sizeof *result) : NULL;
   if (!result) {

@@ -718,6 +718,34 @@ static void test_secrets_reach_no_sink_description_or_error(void **state) {
   assert_true(sbt_lines_contain(&f->audit, "\"tenant_id\":\"acme\""));
 }
 
+/* A credential given to one exec (its env) is as secret as a create's. */
+static void test_exec_env_credentials_reach_no_event_or_error(void **state) {
+  fixture *f = *state;
+  const char *canary = "gh-canary-91c2d4";
+  sbio_sandbox *sb = must_create(f, "fake://", NULL);
+  sbio_exec_options *o = sbio_exec_options_new();
+  sbio_exec_options_set_env(o, "GITHUB_TOKEN", canary);
+  sbio_exec_options_set_env(o, "LANG", "C.UTF-8");
+  sbio_exec_result *r = must_exec(sb, ARGV("printenv", "GITHUB_TOKEN"), o);
+  assert_non_null(strstr(sbio_exec_result_stdout(r, NULL), canary));
+  sbio_exec_result_free(r);
+  sbio_exec_options_free(o);
+  r = must_exec(sb, ARGV("echo", canary, "C.UTF-8"), NULL);
+  sbio_exec_result_free(r);
+  sbio_error *err = sbio_error_new();
+  unsigned char *data;
+  size_t len;
+  assert_int_equal(sbio_file_read(sb, canary, 0, &data, &len, err), SBIO_E_PATH_NOT_FOUND);
+  assert_null(strstr(sbio_error_message(err), canary));
+  sbio_sandbox_close(sb, NULL);
+  sbio_error_free(err);
+  assert_false(sbt_lines_contain(&f->audit, canary));
+  assert_false(sbt_lines_contain(&f->log, canary));
+  assert_int_equal(sbt_file_count(f->audit_path, canary), 0);
+  /* Only the credential-looking key's value is hidden. */
+  assert_true(sbt_lines_contain(&f->audit, "\"argv\":[\"echo\",\"***\",\"C.UTF-8\"]"));
+}
+
 static void test_one_audit_event_per_exec_with_the_tier(void **state) {
   fixture *f = *state;
   sbio_sandbox *sb = must_create(f, "fake://", NULL);
@@ -958,6 +986,7 @@ int main(void) {
       T(test_deny_actually_denies_and_allowlist_allows),
       T(test_undeclared_capability_is_refused_naming_who_has_it),
       T(test_secrets_reach_no_sink_description_or_error),
+      T(test_exec_env_credentials_reach_no_event_or_error),
       T(test_one_audit_event_per_exec_with_the_tier),
       T(test_audit_sink_failure_fail_and_warn),
       T(test_connect_and_managed_listing),
