@@ -103,7 +103,14 @@ int sbio__dk_fail(const dk_instance *inst, const sbio_sdk_http_response *resp, i
              "%.150s speaks TLS: set DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH (ca.pem, cert.pem, key.pem)",
              ep->display);
   /* A 2xx that is not what the caller expected (201 for 200) keeps the
-   * caller's code. */
+   * caller's code. One the caller could not use says why (resp->error:
+   * "... has no container id"), not the body it could not read. */
+  if (resp->status < 400 && resp->error[0]) {
+    int rc = sbio_sdk_error(err, code, NULL, "docker: %s: the engine answered HTTP %ld, but %s", what, resp->status,
+                            resp->error);
+    if (err) err->provider_status = (int)resp->status;
+    return rc;
+  }
   if (resp->status < 400) {
     int rc = sbio_sdk_error(err, code, NULL, "docker: %s: the engine answered HTTP %ld%s%s", what, resp->status,
                             msg[0] ? ": " : "", msg);
