@@ -196,8 +196,9 @@ static void close_wait(dk_wait *w) {
 }
 
 /* A wait's answer: {"StatusCode": N, "Error": null | {"Message": ...}}.
- * 0 with the code once the condition is met; -1 otherwise (w->resp says
- * why: the deadline, a cancellation, a broken connection). */
+ * 0 with the code once the condition is met; -1 when no answer came
+ * (w->resp says why: the deadline, a cancellation, a broken connection);
+ * -2 when the answer is not an exit code (w->resp.error says how). */
 static int read_wait(dk_wait *w, int *exit_code) {
   char body[WAIT_BODY_MAX + 1];
   size_t len = 0;
@@ -217,8 +218,14 @@ static int read_wait(dk_wait *w, int *exit_code) {
   int ok = cJSON_IsNumber(code) && code->valuedouble >= 0 && code->valuedouble <= 255 &&
            !(cJSON_IsString(message) && message->valuestring[0]);
   if (ok) *exit_code = code->valueint;
+  /* The engine answered, but not with an exit code: say so (follow()
+   * must not call that a lost engine). */
+  if (!ok && cJSON_IsString(message) && message->valuestring[0])
+    snprintf(w->resp.error, sizeof w->resp.error, "the engine's wait answer is an error: %.180s", message->valuestring);
+  else if (!ok)
+    snprintf(w->resp.error, sizeof w->resp.error, "the engine's wait answer has no StatusCode from 0 to 255");
   cJSON_Delete(root);
-  return ok ? 0 : -1;
+  return ok ? 0 : -2;
 }
 
 /* After a silence: is the container still running? A stream can stay open
@@ -266,7 +273,8 @@ static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio
     /* The command closed its output (or the attach broke): the waits say
      * how it ended and when the engine removed the container. A command
      * that closed its output and runs on meets the deadline here. */
-    if (read_wait(&r->exited, exit_code) == 0) {
+    int waited = read_wait(&r->exited, exit_code);
+    if (waited == 0) {
       const sbio_bk_exec_req *x = r->req->exec;
       *exit_code = sbio__dk_attach_finish(&r->io, *exit_code, -1, x->shell ? "/bin/sh" : x->argv[0]);
       int ignored;
@@ -281,6 +289,11 @@ static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio
                             r->id);
     }
     sbio__dk_attach_flush(&r->io); /* whatever was held is the command's */
+    if (waited == -2) {
+      *removed = remove_now(r, NULL);
+      return sbio_sdk_error(err, SBIO_E_EXEC, NULL, "docker: sandbox %.12s ran its command, but %s%s", r->id,
+                            r->exited.resp.error, *removed ? "" : "; the container may remain");
+    }
     if (r->exited.resp.outcome == SBIO_SDK_HTTP_TIMEOUT)
       e = END_DEADLINE;
     else if (r->exited.resp.outcome == SBIO_SDK_HTTP_CANCELLED)
