@@ -21,6 +21,7 @@ void sbio__dk_attach_begin(dk_attach *a, dk_instance *inst, sbio_sdk_http_conn *
   a->conn = conn;
   a->stdin_sent = 0;
   a->stdin_closed = 0;
+  a->garbled = DK_GARBLED_NO;
   sbio__dk_demux_init(&a->demux);
   if (backstop)
     sbio__dk_startfail_init_backstop(&a->startfail);
@@ -41,10 +42,17 @@ static int drain(dk_attach *a) {
     size_t n = 0;
     int io = sbio_sdk_http_conn_recv(a->conn, buf, sizeof buf, &n);
     if (io == SBIO_SDK_IO_AGAIN) return DK_ATTACH_MORE;
-    if (io == SBIO_SDK_IO_EOF) return DK_ATTACH_EOF;
+    if (io == SBIO_SDK_IO_EOF) {
+      /* The engine writes whole frames: an end inside one lost output. */
+      if (!sbio__dk_demux_at_boundary(&a->demux)) a->garbled = DK_GARBLED_CUT;
+      return DK_ATTACH_EOF;
+    }
     if (io == SBIO_SDK_IO_ERROR) return DK_ATTACH_LOST;
     a->last_activity = sbio__dk_now(a->inst);
-    if (sbio__dk_demux_feed(&a->demux, buf, n, deliver, a) != 0) return DK_ATTACH_LOST;
+    if (sbio__dk_demux_feed(&a->demux, buf, n, deliver, a) != 0) {
+      a->garbled = DK_GARBLED_FRAME;
+      return DK_ATTACH_LOST;
+    }
   }
 }
 
@@ -85,4 +93,20 @@ int sbio__dk_attach_finish(dk_attach *a, int exit_code, long pid, const char *pr
 
 void sbio__dk_attach_flush(dk_attach *a) {
   sbio__dk_startfail_flush(&a->startfail, pass_on, a);
+}
+
+int sbio__dk_attach_check(const dk_attach *a, const char *sandbox, sbio_bk_error *err) {
+  /* The command's own outcome may be known (the engine's exit code), but
+   * its output is not whole: that is not a success to report. */
+  if (a->garbled == DK_GARBLED_FRAME)
+    return sbio_sdk_error(err, SBIO_E_EXEC, "check what answers on the engine's socket",
+                          "docker: the output stream of sandbox %s is not docker's multiplexed framing (a frame "
+                          "header with stream type %u); the command's output is incomplete",
+                          sandbox, (unsigned)a->demux.hdr[0]);
+  if (a->garbled == DK_GARBLED_CUT)
+    return sbio_sdk_error(err, SBIO_E_EXEC, "check what answers on the engine's socket",
+                          "docker: the output stream of sandbox %s ended inside a frame (%lu bytes of it missing); "
+                          "the command's output is incomplete",
+                          sandbox, (unsigned long)a->demux.remaining);
+  return SBIO_OK;
 }

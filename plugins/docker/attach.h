@@ -24,7 +24,14 @@ typedef struct dk_attach {
   size_t stdin_sent;
   int stdin_closed;
   int64_t last_activity; /* host clock: the last bytes that arrived */
+  int garbled;           /* DK_GARBLED_*: the stream was not docker's framing */
 } dk_attach;
+
+enum {
+  DK_GARBLED_NO = 0,
+  DK_GARBLED_FRAME = 1, /* a frame header with an unknown stream type */
+  DK_GARBLED_CUT = 2    /* the stream ended inside a frame */
+};
 
 enum {
   DK_ATTACH_MORE = -1, /* nothing ended; bytes may have moved */
@@ -48,5 +55,8 @@ void sbio__dk_attach_close(dk_attach *a);
 int sbio__dk_attach_finish(dk_attach *a, int exit_code, long pid, const char *program);
 /* Whatever the filter still holds is the process's own output. */
 void sbio__dk_attach_flush(dk_attach *a);
+/* SBIO_OK, or an SBIO_E_EXEC saying the output delivered is incomplete
+ * because the stream was not docker's framing (sandbox: its short id). */
+int sbio__dk_attach_check(const dk_attach *a, const char *sandbox, sbio_bk_error *err);
 
 #endif

@@ -400,6 +400,7 @@ int sbio__dk_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
   }
   sbio_sdk_http_response_free(&resp);
   rc = run(&r, token, start, exit_code, err);
+  if (rc == SBIO_OK) rc = sbio__dk_attach_check(&r.io, sb->short_id, err);
   sbio__dk_attach_flush(&r.io); /* whatever was held is the command's */
   return rc;
 }

@@ -363,6 +363,7 @@ int sbio__dk_op_run(void *instance, const sbio_bk_run_req *req, const sbio_bk_ca
   if (rc == SBIO_OK) rc = sbio__dk_start_container(inst, r.id, "timeout", call, err);
   if (rc == SBIO_OK) {
     rc = follow(&r, start, exit_code, removed, err);
+    if (rc == SBIO_OK) rc = sbio__dk_attach_check(&r.io, info->id, err);
   } else {
     sbio_sdk_http_conn_close(r.conn);
     /* Cancelled while the container was being readied: the caller's word,
