@@ -227,6 +227,7 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
   sbio_bk_call after;
   sbio_sdk_call_cleanup_bounded(&after, r->call, AFTER_S);
+  int no_code = 0;
   for (int i = 0;; i++) {
     dk_exec_state st;
     sbio_sdk_http_response resp;
@@ -258,10 +259,15 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
       *exit_code = sbio__dk_attach_finish(&r->io, st.exit_code, st.pid, program);
       return SBIO_OK;
     }
+    no_code = !st.running; /* ended, yet no numeric ExitCode */
     if (i >= 20 || sbio_bk_remaining_ns(&after) == 0) break;
     struct timespec ts = {0, 50 * 1000000L};
     nanosleep(&ts, NULL);
   }
+  if (no_code)
+    return sbio_sdk_error(err, SBIO_E_EXEC, NULL,
+                          "docker: exec %.12s ended, but the engine's exec inspect has no numeric ExitCode",
+                          r->exec_id);
   return sbio_sdk_error(err, SBIO_E_EXEC, NULL, "docker: exec %.12s ended its stream but is still running", r->exec_id);
 }
 
