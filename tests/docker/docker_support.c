@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "docker_support.h"
 
+/* cmocka's own prerequisites, before it: the assertion helpers below fail
+ * the test that calls them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+
+#include <cmocka.h>
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,26 +194,102 @@ cJSON *dx_inspect(const dx_env *e, const char *id) {
   return root;
 }
 
-int dx_count_containers(const dx_env *e, const char *label) {
-  char path[1024];
-  if (label) {
-    CURL *h = curl_easy_init();
-    char filter[512];
+cJSON *dx_list_containers(const dx_env *e, const char *label, const char *status) {
+  char filter[512] = "", path[1024];
+  if (label && status)
+    snprintf(filter, sizeof filter, "{\"label\":[\"%s\"],\"status\":[\"%s\"]}", label, status);
+  else if (label)
     snprintf(filter, sizeof filter, "{\"label\":[\"%s\"]}", label);
-    char *esc = curl_easy_escape(h, filter, 0);
-    snprintf(path, sizeof path, "/containers/json?all=1&filters=%s", esc);
+  else if (status)
+    snprintf(filter, sizeof filter, "{\"status\":[\"%s\"]}", status);
+  if (filter[0]) {
+    CURL *h = curl_easy_init();
+    char *esc = h ? curl_easy_escape(h, filter, 0) : NULL;
+    snprintf(path, sizeof path, "/containers/json?all=1&filters=%s", esc ? esc : "");
     curl_free(esc);
     curl_easy_cleanup(h);
+    if (!esc) return NULL; /* unfiltered, the answer would count the wrong containers */
   } else {
     snprintf(path, sizeof path, "/containers/json?all=1");
   }
-  long status;
-  char *text = dx_api(e, "GET", path, NULL, &status);
-  cJSON *root = status == 200 ? cJSON_Parse(text) : NULL;
+  long status_code;
+  char *text = dx_api(e, "GET", path, NULL, &status_code);
+  cJSON *root = status_code == 200 ? cJSON_Parse(text) : NULL;
   free(text);
-  int n = cJSON_IsArray(root) ? cJSON_GetArraySize(root) : -1;
+  if (!cJSON_IsArray(root)) {
+    cJSON_Delete(root);
+    return NULL;
+  }
+  return root;
+}
+
+int dx_count_containers(const dx_env *e, const char *label) {
+  cJSON *root = dx_list_containers(e, label, NULL);
+  int n = root ? cJSON_GetArraySize(root) : -1;
   cJSON_Delete(root);
   return n;
+}
+
+const cJSON *dx_path(const cJSON *root, const char *a, const char *b) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, a);
+  return b && x ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
+}
+
+double dx_num(const cJSON *root, const char *a, const char *b) {
+  const cJSON *v = dx_path(root, a, b);
+  if (!cJSON_IsNumber(v)) fprintf(stderr, "FAIL: %s%s%s is not a number\n", a, b ? "." : "", b ? b : "");
+  assert_true(cJSON_IsNumber(v));
+  return v->valuedouble;
+}
+
+const char *dx_str(const cJSON *root, const char *a, const char *b) {
+  const cJSON *v = dx_path(root, a, b);
+  if (!cJSON_IsString(v)) fprintf(stderr, "FAIL: %s%s%s is not a string\n", a, b ? "." : "", b ? b : "");
+  assert_true(cJSON_IsString(v));
+  return v->valuestring;
+}
+
+const char *dx_label(const cJSON *c, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(dx_path(c, "Config", "Labels"), key);
+  return cJSON_IsString(v) ? v->valuestring : "(absent)";
+}
+
+/* The one string of a HostConfig list (CapDrop, SecurityOpt): exactly one
+ * entry, so an added capability or a dropped option fails too. */
+static void assert_only_entry(const cJSON *c, const char *list, const char *want) {
+  const cJSON *arr = dx_path(c, "HostConfig", list);
+  if (cJSON_GetArraySize(arr) != 1)
+    fprintf(stderr, "FAIL: HostConfig.%s has %d entries, not 1\n", list, cJSON_GetArraySize(arr));
+  assert_int_equal(cJSON_GetArraySize(arr), 1);
+  const cJSON *v = cJSON_GetArrayItem(arr, 0);
+  assert_true(cJSON_IsString(v));
+  assert_string_equal(v->valuestring, want);
+}
+
+void dx_assert_hardened(const cJSON *c, const char *runtime, int timeout_s, const char *session) {
+  assert_non_null(c);
+  /* A failure below names a line of this file: say whose check it is. */
+  const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
+  fprintf(stderr, "hardening of %.12s (%s):\n", cJSON_IsString(id) ? id->valuestring : "?", runtime);
+  assert_string_equal(dx_str(c, "HostConfig", "NetworkMode"), "none");
+  assert_only_entry(c, "CapDrop", "ALL");
+  assert_only_entry(c, "SecurityOpt", "no-new-privileges");
+  assert_true(dx_num(c, "HostConfig", "PidsLimit") == 512);
+  assert_true(dx_num(c, "HostConfig", "Memory") == 512.0 * 1048576);
+  assert_true(dx_num(c, "HostConfig", "MemorySwap") == 512.0 * 1048576); /* = Memory: no swap */
+  assert_true(dx_num(c, "HostConfig", "NanoCpus") == 1e9);
+  assert_true(cJSON_IsTrue(dx_path(c, "HostConfig", "Init")));
+  assert_true(cJSON_IsTrue(dx_path(c, "HostConfig", "AutoRemove")));
+  assert_string_equal(dx_str(c, "HostConfig", "Runtime"), runtime);
+  assert_string_equal(dx_label(c, "io.sandboxio.managed"), "true");
+  char timeout[32];
+  snprintf(timeout, sizeof timeout, "%d", timeout_s);
+  assert_string_equal(dx_label(c, "io.sandboxio.timeout"), timeout);
+  if (session)
+    assert_string_equal(dx_label(c, "io.sandboxio.session"), session);
+  else
+    assert_true(strcmp(dx_label(c, "io.sandboxio.session"), "(absent)") != 0 &&
+                strlen(dx_label(c, "io.sandboxio.session")) > 0);
 }
 
 void dx_out_cb(sbio_stream stream, const char *data, size_t len, void *user) {
@@ -251,4 +335,47 @@ sbio_sandbox *dx_create(dx_host *h, const sbio_create_options *o) {
             sbio_error_message(err), sbio_error_hint(err));
   sbio_error_free(err);
   return sb;
+}
+
+static void *canceller_main(void *p) {
+  dx_canceller *c = p;
+  /* Counted in sleeps, not read off a clock: the suite also runs under
+   * libfaketime. */
+  for (long i = 0; i < (long)(c->wait_s * 100); i++) {
+    /* The call's own thread writes total[1] (dx_out_cb). */
+    if (__atomic_load_n(&c->out->total[1], __ATOMIC_SEQ_CST) > 0) {
+      c->saw_output = 1;
+      break;
+    }
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  sbio_cancel_request(c->token);
+  return NULL;
+}
+
+int dx_canceller_start(dx_canceller *c, dx_out *out, sbio_cancel *token, double wait_s) {
+  memset(c, 0, sizeof *c);
+  c->out = out;
+  c->token = token;
+  c->wait_s = wait_s;
+  return pthread_create(&c->thread, NULL, canceller_main, c) == 0 ? 0 : -1;
+}
+
+int dx_canceller_join(dx_canceller *c) {
+  pthread_join(c->thread, NULL);
+  return c->saw_output;
+}
+
+pid_t dx_spawn_quiet(const char *const argv[]) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execv(argv[0], (char *const *)argv); /* execv does not write them */
+    _exit(127);
+  }
+  return pid;
 }

@@ -7,8 +7,10 @@
 #define SBIO_DOCKER_SUPPORT_H
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <sandboxio/sandboxio.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct dx_env {
   char state_dir[512];
@@ -59,6 +61,29 @@ char *dx_api(const dx_env *e, const char *method, const char *path, const char *
 cJSON *dx_inspect(const dx_env *e, const char *id);
 /* Containers on the engine (all states); with label "k=v" only those. */
 int dx_count_containers(const dx_env *e, const char *label);
+/* The engine's list of containers (all=1) labelled `label` ("k=v", or NULL)
+ * in state `status` ("running", ..., or NULL: any), parsed; NULL when the
+ * engine did not answer with a list. */
+cJSON *dx_list_containers(const dx_env *e, const char *label, const char *status);
+
+/* Lookups in an inspect: root[a], or root[a][b] when b is not NULL; NULL
+ * when absent. dx_num and dx_str also fail the running test (cmocka) when
+ * the value is not a number or a string. */
+const cJSON *dx_path(const cJSON *root, const char *a, const char *b);
+double dx_num(const cJSON *root, const char *a, const char *b);
+const char *dx_str(const cJSON *root, const char *a, const char *b);
+/* Config.Labels[key], or "(absent)" so a missing label fails a string
+ * comparison with its name in the message instead of crashing. */
+const char *dx_label(const cJSON *c, const char *key);
+
+/* Fails the running test unless the inspected container `c` has the
+ * hardening every docker sandbox gets, whether create or the one-shot run
+ * made it: no network, all capabilities dropped, no-new-privileges, the
+ * default caps (512 PIDs, 512 MiB without swap, 1 CPU), docker's init,
+ * AutoRemove (the lifetime backstop leaves nothing), the given runtime,
+ * and the managed labels: io.sandboxio.timeout = timeout_s and the
+ * session (NULL: any non-empty one). */
+void dx_assert_hardened(const cJSON *c, const char *runtime, int timeout_s, const char *session);
 
 /* Output collected per stream by an exec callback. */
 typedef struct dx_out {
@@ -75,5 +100,26 @@ sbio_code dx_sh(sbio_sandbox *sb, const char *script, double timeout_s, int *exi
 /* Creates a sandbox from "docker://" (prints the error and returns NULL on failure). */
 sbio_sandbox *dx_create(dx_host *h, const sbio_create_options *o);
 double dx_now(void);
+
+/* A thread that cancels a running exec or run: it requests `token` once
+ * `out` (the call's output callback's) has seen stdout, so the cancel
+ * lands while the command runs, or after `wait_s` without output, so a
+ * command that never starts fails the test instead of hanging it. */
+typedef struct dx_canceller {
+  dx_out *out;
+  sbio_cancel *token;
+  double wait_s;
+  int saw_output; /* read it after dx_canceller_join */
+  pthread_t thread;
+} dx_canceller;
+/* 0 when the thread runs; then dx_canceller_join must follow. */
+int dx_canceller_start(dx_canceller *c, dx_out *out, sbio_cancel *token, double wait_s);
+/* Joins the thread; returns whether it saw output before cancelling. */
+int dx_canceller_join(dx_canceller *c);
+
+/* Runs argv (argv[0] a path) in a child whose stdin, stdout and stderr
+ * are /dev/null, so a test can kill it when it pleases; the child's pid,
+ * or -1. */
+pid_t dx_spawn_quiet(const char *const argv[]);
 
 #endif

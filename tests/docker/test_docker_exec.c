@@ -390,30 +390,6 @@ static void test_kill_from_another_thread_ends_exec(void **state) {
  * command has printed, and only that command dies: its background child
  * too, but not another process of the sandbox, nor its files, nor the
  * container. */
-typedef struct canceller_args {
-  dx_out *out;
-  sbio_cancel *token;
-  int saw_output;
-} canceller_args;
-
-static void *canceller(void *p) {
-  canceller_args *a = p;
-  /* Waits for the command's first line (the exec's own thread writes it),
-   * so the cancel lands while it runs; bounded so a broken exec fails the
-   * test instead of hanging it. */
-  for (int i = 0; i < 3000; i++) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&a->out->total[1], __ATOMIC_SEQ_CST) > 0) {
-      a->saw_output = 1;
-      break;
-    }
-    struct timespec ts = {0, 10 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-  }
-  sbio_cancel_request(a->token);
-  return NULL;
-}
-
 static void test_cancel_one_exec_keeps_the_sandbox(void **state) {
   fx *f = *state;
   assert_true(sbio_sandbox_exec_cancellable(f->sb));
@@ -437,17 +413,17 @@ static void test_cancel_one_exec_keeps_the_sandbox(void **state) {
   sbio_exec_options_set_timeout(o, 120);
   sbio_exec_options_set_output_callback(o, dx_out_cb, &out);
   sbio_exec_options_set_cancel(o, token);
-  canceller_args a = {&out, token, 0};
-  pthread_t t;
-  pthread_create(&t, NULL, canceller, &a);
+  /* Bounded at 30 s: the sandbox already runs, the exec prints at once. */
+  dx_canceller t;
+  assert_int_equal(dx_canceller_start(&t, &out, token, 30), 0);
   sbio_error *err = sbio_error_new();
   sbio_exec_result *r = NULL;
   double t0 = dx_now();
   sbio_code rc = sbio_sandbox_exec_shell(f->sb, "echo started; sleep 405 & sleep 406", o, &r, err);
   double dt = dx_now() - t0;
-  pthread_join(t, NULL);
+  int saw_output = dx_canceller_join(&t);
   fprintf(stderr, "cancelled exec returned after %.2f s: [%s] %s\n", dt, sbio_code_name(rc), sbio_error_message(err));
-  assert_true(a.saw_output);
+  assert_true(saw_output);
   assert_int_equal(rc, SBIO_E_CANCELLED);
   assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1902");
   assert_non_null(strstr(sbio_error_message(err), "still usable"));

@@ -11,8 +11,6 @@
 #include <stdint.h>
 
 #include <cmocka.h>
-#include <curl/curl.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,23 +20,6 @@
 #include <unistd.h>
 
 static dx_env env;
-
-static const cJSON *path_get(const cJSON *root, const char *a, const char *b) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, a);
-  return b && x ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
-}
-
-static double num(const cJSON *root, const char *a, const char *b) {
-  const cJSON *v = path_get(root, a, b);
-  assert_true(cJSON_IsNumber(v));
-  return v->valuedouble;
-}
-
-static const char *str(const cJSON *root, const char *a, const char *b) {
-  const cJSON *v = path_get(root, a, b);
-  assert_true(cJSON_IsString(v));
-  return v->valuestring;
-}
 
 static void test_hardening_read_back(void **state) {
   (void)state;
@@ -51,28 +32,13 @@ static void test_hardening_read_back(void **state) {
   assert_non_null(sb);
   cJSON *c = dx_inspect(&env, sbio_sandbox_id(sb));
   assert_non_null(c);
-  assert_string_equal(str(c, "HostConfig", "NetworkMode"), "none");
-  const cJSON *capdrop = path_get(c, "HostConfig", "CapDrop");
-  assert_int_equal(cJSON_GetArraySize(capdrop), 1);
-  assert_string_equal(cJSON_GetArrayItem(capdrop, 0)->valuestring, "ALL");
-  const cJSON *secopt = path_get(c, "HostConfig", "SecurityOpt");
-  assert_string_equal(cJSON_GetArrayItem(secopt, 0)->valuestring, "no-new-privileges");
-  assert_true(num(c, "HostConfig", "PidsLimit") == 512);
-  assert_true(num(c, "HostConfig", "Memory") == 512.0 * 1048576);
-  assert_true(num(c, "HostConfig", "MemorySwap") == 512.0 * 1048576);
-  assert_true(num(c, "HostConfig", "NanoCpus") == 1e9);
-  assert_true(cJSON_IsTrue(path_get(c, "HostConfig", "Init")));
-  assert_string_equal(str(c, "HostConfig", "Runtime"), "runc");
-  assert_string_equal(str(c, "Config", "WorkingDir"), "/work");
-  const cJSON *labels = path_get(c, "Config", "Labels");
-  assert_string_equal(cJSON_GetObjectItemCaseSensitive(labels, "io.sandboxio.managed")->valuestring, "true");
-  assert_string_equal(cJSON_GetObjectItemCaseSensitive(labels, "io.sandboxio.timeout")->valuestring, "120");
-  assert_string_equal(cJSON_GetObjectItemCaseSensitive(labels, "io.sandboxio.meta.tenant_id")->valuestring, "t-42");
-  assert_true(strlen(cJSON_GetObjectItemCaseSensitive(labels, "io.sandboxio.session")->valuestring) > 0);
+  dx_assert_hardened(c, "runc", 120, NULL);
+  assert_string_equal(dx_str(c, "Config", "WorkingDir"), "/work");
+  assert_string_equal(dx_label(c, "io.sandboxio.meta.tenant_id"), "t-42");
   /* PID 1's payload is the lifetime backstop: timeout + 1 s. */
-  const cJSON *cmd = path_get(c, "Config", "Cmd");
+  const cJSON *cmd = dx_path(c, "Config", "Cmd");
   assert_string_equal(cJSON_GetArrayItem(cmd, 0)->valuestring, "121");
-  assert_string_equal(cJSON_GetArrayItem(path_get(c, "Config", "Entrypoint"), 0)->valuestring, "sleep");
+  assert_string_equal(cJSON_GetArrayItem(dx_path(c, "Config", "Entrypoint"), 0)->valuestring, "sleep");
   cJSON_Delete(c);
   /* Seen from inside: no capabilities, no new privileges, the caps. */
   char *out = NULL;
@@ -94,9 +60,9 @@ static void test_hardening_read_back(void **state) {
   sb = dx_create(&h, o);
   assert_non_null(sb);
   c = dx_inspect(&env, sbio_sandbox_id(sb));
-  assert_true(num(c, "HostConfig", "Memory") == 1024.0 * 1048576);
-  assert_true(num(c, "HostConfig", "MemorySwap") == 1024.0 * 1048576);
-  assert_true(num(c, "HostConfig", "NanoCpus") == 2e9);
+  assert_true(dx_num(c, "HostConfig", "Memory") == 1024.0 * 1048576);
+  assert_true(dx_num(c, "HostConfig", "MemorySwap") == 1024.0 * 1048576);
+  assert_true(dx_num(c, "HostConfig", "NanoCpus") == 2e9);
   cJSON_Delete(c);
   sbio_sandbox_close(sb, NULL);
   sbio_create_options_free(o);
@@ -198,7 +164,7 @@ static void test_gvisor_really_runs(void **state) {
   assert_string_equal(sbio_sandbox_mechanism(sb), "runsc");
   assert_int_equal(sbio_sandbox_tier(sb), SBIO_TIER_GVISOR);
   cJSON *c = dx_inspect(&env, sbio_sandbox_id(sb));
-  assert_string_equal(str(c, "HostConfig", "Runtime"), "runsc");
+  assert_string_equal(dx_str(c, "HostConfig", "Runtime"), "runsc");
   cJSON_Delete(c);
   /* From inside: gVisor's kernel, not the host's. */
   char *out = NULL;
@@ -293,7 +259,7 @@ static void test_lifetime_backstop(void **state) {
   snprintf(id, sizeof id, "%s", sbio_sandbox_id(sb));
   cJSON *c = dx_inspect(&env, id);
   assert_non_null(c);
-  assert_true(cJSON_IsTrue(path_get(path_get(c, "HostConfig", NULL), "AutoRemove", NULL)));
+  assert_true(cJSON_IsTrue(dx_path(c, "HostConfig", "AutoRemove")));
   cJSON_Delete(c);
   assert_true(wait_gone(id, 60));
   sbio_error *err = sbio_error_new();
@@ -306,18 +272,8 @@ static void test_lifetime_backstop(void **state) {
 
 /* Containers with `label` in state `status` ("running", ...), -1 on error. */
 static int count_in_state(const char *label, const char *status) {
-  char filter[512], path[1024];
-  snprintf(filter, sizeof filter, "{\"label\":[\"%s\"],\"status\":[\"%s\"]}", label, status);
-  CURL *h = curl_easy_init();
-  char *esc = h ? curl_easy_escape(h, filter, 0) : NULL;
-  snprintf(path, sizeof path, "/containers/json?all=1&filters=%s", esc ? esc : "");
-  curl_free(esc);
-  curl_easy_cleanup(h);
-  long code;
-  char *text = dx_api(&env, "GET", path, NULL, &code);
-  cJSON *root = code == 200 ? cJSON_Parse(text) : NULL;
-  free(text);
-  int n = cJSON_IsArray(root) ? cJSON_GetArraySize(root) : -1;
+  cJSON *root = dx_list_containers(&env, label, status);
+  int n = root ? cJSON_GetArraySize(root) : -1;
   cJSON_Delete(root);
   return n;
 }
@@ -334,17 +290,10 @@ static void test_lifetime_backstop_after_kill_9(void **state) {
   snprintf(target, sizeof target, "docker://%s?timeout=10", env.image);
   char label_arg[96];
   snprintf(label_arg, sizeof label_arg, "run=%s", run);
-  pid_t pid = fork();
+  const char *argv[] = {DX_SBIO,   "--config", h.config, "run",   "--backend", target,
+                        "--label", label_arg,  "--",     "sleep", "1000",      NULL};
+  pid_t pid = dx_spawn_quiet(argv);
   assert_true(pid >= 0);
-  if (pid == 0) {
-    int devnull = open("/dev/null", O_RDWR);
-    dup2(devnull, 0);
-    dup2(devnull, 1);
-    dup2(devnull, 2);
-    execl(DX_SBIO, DX_SBIO, "--config", h.config, "run", "--backend", target, "--label", label_arg, "--", "sleep",
-          "1000", (char *)NULL);
-    _exit(127);
-  }
   /* Wait until its container runs (killed between the engine's create and
    * start, a container never runs its backstop: that one is for `sbio
    * reap`), then kill sbio without a chance to clean up. */

@@ -18,7 +18,6 @@
 
 #include <cmocka.h>
 #include <curl/curl.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,27 +378,6 @@ static void test_deadline_kills_and_removes(void **state) {
 }
 
 /* ----------------------------------------------------------- 9. cancel */
-typedef struct canceller_args {
-  dx_out *out;
-  sbio_cancel *token;
-  int saw_output;
-} canceller_args;
-
-/* Cancels once the command has printed (so the cancel lands while it
- * runs); bounded, so a run that never starts fails instead of hanging. */
-static void *canceller(void *p) {
-  canceller_args *a = p;
-  for (int i = 0; i < 6000; i++) {
-    if (__atomic_load_n(&a->out->total[1], __ATOMIC_SEQ_CST) > 0) {
-      a->saw_output = 1;
-      break;
-    }
-    pause_s(0.01);
-  }
-  sbio_cancel_request(a->token);
-  return NULL;
-}
-
 static void test_cancel_from_another_thread(void **state) {
   (void)state;
   for (size_t k = 0; k < n_runtimes(); k++) {
@@ -411,17 +389,18 @@ static void test_cancel_from_another_thread(void **state) {
     sbio_exec_options_set_timeout(o, 120);
     sbio_exec_options_set_output_callback(o, dx_out_cb, &out);
     sbio_exec_options_set_cancel(o, token);
-    canceller_args a = {&out, token, 0};
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, canceller, &a), 0);
+    /* Bounded at 60 s: the one-shot path makes and starts the container
+     * before the command prints. */
+    dx_canceller t;
+    assert_int_equal(dx_canceller_start(&t, &out, token, 60), 0);
     sbio_error *err = sbio_error_new();
     double t0 = dx_now();
     sbio_code rc = sbio_run_shell(x.h.host, "docker://", NULL, "echo started; sleep 60", o, NULL, err);
     double dt = dx_now() - t0;
-    pthread_join(t, NULL);
+    int saw_output = dx_canceller_join(&t);
     fprintf(stderr, "cancelled run returned after %.2f s: [%s] %s\n", dt, sbio_code_name(rc), sbio_error_message(err));
     sbio_error_free(err);
-    assert_true(a.saw_output);
+    assert_true(saw_output);
     assert_int_equal(rc, SBIO_E_CANCELLED);
     assert_true(dt < 60); /* the cancel ended it: neither the sleep nor the 120 s deadline */
     assert_none_left(&x);
@@ -454,19 +433,9 @@ static void *bg_main(void *p) {
 
 /* The id of the one running container labelled `label`, "" if none. */
 static void running_with(const char *label, char *id, size_t size) {
-  char filter[512], path[1024];
-  snprintf(filter, sizeof filter, "{\"label\":[\"%s\"],\"status\":[\"running\"]}", label);
-  CURL *h = curl_easy_init();
-  char *esc = h ? curl_easy_escape(h, filter, 0) : NULL;
-  snprintf(path, sizeof path, "/containers/json?all=1&filters=%s", esc ? esc : "");
-  curl_free(esc);
-  curl_easy_cleanup(h);
-  long code;
-  char *text = dx_api(&env, "GET", path, NULL, &code);
-  cJSON *root = code == 200 ? cJSON_Parse(text) : NULL;
-  free(text);
+  cJSON *root = dx_list_containers(&env, label, "running");
   id[0] = '\0';
-  if (cJSON_IsArray(root) && cJSON_GetArraySize(root) == 1) {
+  if (root && cJSON_GetArraySize(root) == 1) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(root, 0), "Id");
     if (cJSON_IsString(v)) snprintf(id, size, "%s", v->valuestring);
   }
@@ -507,28 +476,6 @@ static cJSON *inspect_running_run(rh *x, sbio_code *run_rc) {
   return c;
 }
 
-static const cJSON *path_get(const cJSON *root, const char *a, const char *b) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, a);
-  return b && x ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
-}
-
-static double num(const cJSON *root, const char *a, const char *b) {
-  const cJSON *v = path_get(root, a, b);
-  assert_true(cJSON_IsNumber(v));
-  return v->valuedouble;
-}
-
-static const char *str(const cJSON *root, const char *a, const char *b) {
-  const cJSON *v = path_get(root, a, b);
-  assert_true(cJSON_IsString(v));
-  return v->valuestring;
-}
-
-static const char *label_of(const cJSON *c, const char *key) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(path_get(c, "Config", "Labels"), key);
-  return cJSON_IsString(v) ? v->valuestring : "(absent)";
-}
-
 /* The same hardened container as create makes (test_docker_isolation.c). */
 static void test_hardening_of_the_run_container(void **state) {
   (void)state;
@@ -540,23 +487,7 @@ static void test_hardening_of_the_run_container(void **state) {
     assert_non_null(c); /* its container ran */
     assert_int_equal(rc, SBIO_E_CANCELLED);
     assert_none_left(&x);
-    assert_string_equal(str(c, "HostConfig", "NetworkMode"), "none");
-    const cJSON *capdrop = path_get(c, "HostConfig", "CapDrop");
-    assert_int_equal(cJSON_GetArraySize(capdrop), 1);
-    assert_string_equal(cJSON_GetArrayItem(capdrop, 0)->valuestring, "ALL");
-    const cJSON *secopt = path_get(c, "HostConfig", "SecurityOpt");
-    assert_int_equal(cJSON_GetArraySize(secopt), 1);
-    assert_string_equal(cJSON_GetArrayItem(secopt, 0)->valuestring, "no-new-privileges");
-    assert_true(num(c, "HostConfig", "PidsLimit") == 512);
-    assert_true(num(c, "HostConfig", "Memory") == 512.0 * 1048576);
-    assert_true(num(c, "HostConfig", "MemorySwap") == num(c, "HostConfig", "Memory"));
-    assert_true(num(c, "HostConfig", "NanoCpus") == 1e9);
-    assert_true(cJSON_IsTrue(path_get(c, "HostConfig", "Init")));
-    assert_true(cJSON_IsTrue(path_get(c, "HostConfig", "AutoRemove")));
-    assert_string_equal(str(c, "HostConfig", "Runtime"), runtimes[k]);
-    assert_string_equal(label_of(c, "io.sandboxio.managed"), "true");
-    assert_string_equal(label_of(c, "io.sandboxio.session"), rh_session(&x));
-    assert_string_equal(label_of(c, "io.sandboxio.timeout"), "60");
+    dx_assert_hardened(c, runtimes[k], 60, rh_session(&x));
     cJSON_Delete(c);
     rh_close(&x);
   }
@@ -569,7 +500,7 @@ static void command_line(const cJSON *c, char *buf, size_t size) {
   const char *parts[] = {"Entrypoint", "Cmd"};
   for (size_t p = 0; p < 2; p++) {
     used += (size_t)snprintf(buf + used, used < size ? size - used : 0, "%s%s [", p ? " " : "", parts[p]);
-    const cJSON *arr = path_get(c, "Config", parts[p]);
+    const cJSON *arr = dx_path(c, "Config", parts[p]);
     for (const cJSON *v = cJSON_IsArray(arr) ? arr->child : NULL; v && used < size; v = v->next)
       used += (size_t)snprintf(buf + used, size - used, "%s\"%s\"", v == arr->child ? "" : " ",
                                cJSON_IsString(v) ? v->valuestring : "?");
@@ -583,7 +514,7 @@ static int runs_the_command(const cJSON *c) {
   const char *prev = "";
   const char *parts[] = {"Entrypoint", "Cmd"};
   for (size_t p = 0; p < 2; p++) {
-    const cJSON *arr = path_get(c, "Config", parts[p]);
+    const cJSON *arr = dx_path(c, "Config", parts[p]);
     for (const cJSON *v = cJSON_IsArray(arr) ? arr->child : NULL; v; v = v->next) {
       if (!cJSON_IsString(v)) continue;
       if ((!strcmp(prev, "sleep") && !strcmp(v->valuestring, "27")) || strstr(v->valuestring, "sleep 27")) return 1;
@@ -638,17 +569,10 @@ static void test_lifetime_backstop_after_kill_9(void **state) {
     snprintf(label, sizeof label, "io.sandboxio.meta.run=%s", value);
     snprintf(label_arg, sizeof label_arg, "run=%s", value);
     snprintf(timeout, sizeof timeout, "%d", BACKSTOP_TIMEOUT_S);
-    pid_t pid = fork();
+    const char *argv[] = {DX_SBIO, "--config", h.config,  "run", "--backend", "docker", "--timeout",
+                          timeout, "--label",  label_arg, "--",  "sleep",     "60",     NULL};
+    pid_t pid = dx_spawn_quiet(argv);
     assert_true(pid >= 0);
-    if (pid == 0) {
-      int devnull = open("/dev/null", O_RDWR);
-      dup2(devnull, 0);
-      dup2(devnull, 1);
-      dup2(devnull, 2);
-      execl(DX_SBIO, DX_SBIO, "--config", h.config, "run", "--backend", "docker", "--timeout", timeout, "--label",
-            label_arg, "--", "sleep", "60", (char *)NULL);
-      _exit(127);
-    }
     /* Once its container runs, sbio dies without a chance to clean up. */
     char id[128] = "";
     for (double end = dx_now() + 60; !id[0] && dx_now() < end;) {
