@@ -66,6 +66,8 @@ int dx_env_load(dx_env *e) {
       if (dx_copy_field(e->host, sizeof e->host, line + 5) != 0) rc = 1;
     } else if (!strncmp(line, "image=", 6)) {
       if (dx_copy_field(e->image, sizeof e->image, line + 6) != 0) rc = 1;
+    } else if (!strncmp(line, "image_no_timeout=", 17)) {
+      if (dx_copy_field(e->image_no_timeout, sizeof e->image_no_timeout, line + 17) != 0) rc = 1;
     } else if (!strncmp(line, "runsc=", 6)) {
       e->runsc = atoi(line + 6);
     } else if (!strncmp(line, "external=", 9)) {

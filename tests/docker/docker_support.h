@@ -17,6 +17,10 @@ typedef struct dx_env {
   char host[512]; /* unix:///.../docker.sock */
   char socket[512];
   char image[128];
+  /* The test image without its `timeout` applet (state line
+   * image_no_timeout=): what the one-shot run needs for its lifetime
+   * backstop is missing. "" when the harness made none. */
+  char image_no_timeout[128];
   int runsc;    /* runsc is registered with the engine */
   int external; /* SBIO_TEST_DOCKER_HOST: not ours to kill */
   /* The harness's private registry, for the pull tests: "127.0.0.1:PORT"

@@ -6,8 +6,9 @@
 #   engine.sh stop STATE_DIR     stop that dockerd (SIGTERM, then SIGKILL), wait for it
 #   engine.sh kill STATE_DIR     SIGKILL dockerd at once (tests of a dying engine)
 #
-# STATE_DIR/state is read by the tests: lines host=, image=, runsc=0|1,
-# pid=, or skip=<reason> when no engine can be had. Without an engine the
+# STATE_DIR/state is read by the tests: lines host=, image=,
+# image_no_timeout=, runsc=0|1, pid=, or skip=<reason> when no engine can
+# be had. Without an engine the
 # tests are skipped with that reason (exit 77), except when CI=true: then
 # failing to start is an error. SBIO_TEST_DOCKER_HOST=unix:///... uses an
 # existing engine instead (nothing is started or stopped; the image is
@@ -32,6 +33,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 svc_init engine.sh "the docker tests need an engine" "${1:?usage: engine.sh start|stop|kill STATE_DIR}" \
   "${2:?usage: engine.sh start|stop|kill STATE_DIR}"
 image=sbio-busybox:test
+# The test image without its `timeout` link, for the one-shot run's error
+# when the image cannot run the lifetime backstop (`timeout` by name).
+image_no_timeout=sbio-busybox:notimeout
 execroot=$(svc_short_dir sbio-dx)
 dockerd_sock=$dir/docker.sock
 host=unix://$dockerd_sock
@@ -119,6 +123,19 @@ start_registry() {
   say "registry up at 127.0.0.1:$port with $pull_image"
 }
 
+# The test image less /bin/timeout, unless the engine has it already.
+import_no_timeout() {
+  dockercli image inspect "$image_no_timeout" >/dev/null 2>&1 && return 0
+  local root=$dir/rootfs-notimeout
+  busybox_rootfs "$root"
+  rm -f "$root/bin/timeout"
+  if ! tar -C "$root" -cf "$root.tar" . || ! dockercli import "$root.tar" "$image_no_timeout" >"$dir/import.log" 2>&1; then
+    cat "$dir/import.log" >&2
+    svc_unavailable "docker import of the image without timeout failed"
+  fi
+  rm -rf "$root" "$root.tar"
+}
+
 has_runsc() {
   dockercli info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"' && echo 1 || echo 0
 }
@@ -130,7 +147,9 @@ cmd_start() {
     host=$SBIO_TEST_DOCKER_HOST
     dockercli version >/dev/null 2>&1 || svc_unavailable "no engine answers at SBIO_TEST_DOCKER_HOST=$host"
     busybox_import "$image" docker dockercli
-    printf 'host=%s\nimage=%s\nrunsc=%s\nexternal=1\n' "$host" "$image" "$(has_runsc)" >"$state"
+    import_no_timeout
+    printf 'host=%s\nimage=%s\nimage_no_timeout=%s\nrunsc=%s\nexternal=1\n' "$host" "$image" "$image_no_timeout" \
+      "$(has_runsc)" >"$state"
     start_registry
     return 0
   fi
@@ -142,7 +161,9 @@ cmd_start() {
   echo "$runtimes" >"$dir/daemon.json"
   dockerd_start
   busybox_import "$image" docker dockercli
-  printf 'host=%s\nimage=%s\nrunsc=%s\npid=%s\n' "$host" "$image" "$(has_runsc)" "$dockerd_pid" >"$state"
+  import_no_timeout
+  printf 'host=%s\nimage=%s\nimage_no_timeout=%s\nrunsc=%s\npid=%s\n' "$host" "$image" "$image_no_timeout" \
+    "$(has_runsc)" "$dockerd_pid" >"$state"
   say "engine up at $host (pid $dockerd_pid)"
   start_registry
 }

@@ -3,11 +3,12 @@
  * engine has it) runsc: what the create/exec tests promise holds for the
  * one-call run too (output, exit codes, stdin, env, cwd, deadlines,
  * cancellation, the hardened container, the lifetime backstop, refusals
- * before anything exists), and after every run nothing of this host's
- * session is left on the engine. The same tests pass whether the core
- * takes the create/exec fallback or the backend's one-shot `run` (ABI
- * 1.5); one test asserts the one-shot path itself: the command is the
- * container's own main process. */
+ * before anything exists, an image without `timeout`), and after every
+ * run nothing of this host's session is left on the engine. The same
+ * tests pass whether the core takes the create/exec fallback or the
+ * backend's one-shot `run` (ABI 1.5); two tests assert the one-shot path
+ * itself: the command is the container's own main process, and an image
+ * without `timeout` (its backstop) is an error that says so. */
 #include "docker_support.h"
 
 #include <pthread.h>
@@ -695,6 +696,43 @@ static void test_refused_before_anything_exists(void **state) {
   }
 }
 
+/* ---------------------------------------- 14. an image without timeout */
+/* The one-shot container runs the command under the image's `timeout`
+ * (the lifetime backstop). An image without one cannot run it: that is
+ * SBX_E1201 naming `timeout`, not the 127 of a missing command (docker's
+ * init says "exec timeout failed" and exits 127), and nothing is left. */
+static void test_image_without_timeout_is_an_error(void **state) {
+  (void)state;
+  /* engine.sh always imports it: its absence is the harness's fault. */
+  assert_true(env.image_no_timeout[0] != '\0');
+  char target[200];
+  snprintf(target, sizeof target, "docker://%s", env.image_no_timeout);
+  for (size_t k = 0; k < n_runtimes(); k++) {
+    rh x;
+    rh_open(&x, runtimes[k]);
+    int before = dx_count_containers(&env, NULL);
+    assert_true(before >= 0);
+    const char *argv[] = {"echo", "never", NULL};
+    sbio_exec_result *r = NULL;
+    sbio_error *err = sbio_error_new();
+    sbio_code rc = sbio_run(x.h.host, target, NULL, argv, NULL, &r, err);
+    fprintf(stderr, "%s on %s: [%s] %s (hint: %s)\n", runtimes[k], env.image_no_timeout,
+            sbio_code_name(sbio_error_code(err)), sbio_error_message(err), sbio_error_hint(err));
+    assert_int_equal(rc, SBIO_E_CREATE);
+    assert_string_equal(sbio_code_name(sbio_error_code(err)), "SBX_E1201");
+    assert_non_null(strstr(sbio_error_message(err), "no `timeout`"));
+    /* The command never ran: no output of its, whatever result there is. */
+    if (r) assert_null(strstr(out_of(r), "never"));
+    sbio_exec_result_free(r);
+    sbio_error_free(err);
+    /* The container was made (the error comes from its start): it is gone. */
+    assert_int_equal(rec_count(&x.rec, "created"), 1);
+    assert_none_left(&x);
+    assert_int_equal(dx_count_containers(&env, NULL), before);
+    rh_close(&x);
+  }
+}
+
 int main(void) {
   int rc = dx_env_load(&env);
   if (rc) return rc;
@@ -712,6 +750,7 @@ int main(void) {
       cmocka_unit_test(test_one_shot_command_is_the_main_process),
       cmocka_unit_test(test_lifetime_backstop_after_kill_9),
       cmocka_unit_test(test_refused_before_anything_exists),
+      cmocka_unit_test(test_image_without_timeout_is_an_error),
   };
   return cmocka_run_group_tests_name("docker_run", tests, NULL, NULL);
 }
