@@ -345,7 +345,7 @@ static void *canceller_main(void *p) {
    * libfaketime. */
   for (long i = 0; i < (long)(c->wait_s * 100); i++) {
     /* The call's own thread writes total[1] (dx_out_cb). */
-    if (__atomic_load_n(&c->out->total[1], __ATOMIC_SEQ_CST) > 0) {
+    if (__atomic_load_n(&c->out.total[1], __ATOMIC_SEQ_CST) > 0) {
       c->saw_output = 1;
       break;
     }
@@ -356,17 +356,25 @@ static void *canceller_main(void *p) {
   return NULL;
 }
 
-int dx_canceller_start(dx_canceller *c, dx_out *out, sbio_cancel *token, double wait_s) {
+int dx_canceller_start(dx_canceller *c, sbio_exec_options *o, double wait_s) {
   memset(c, 0, sizeof *c);
-  c->out = out;
-  c->token = token;
+  c->token = sbio_cancel_new();
   c->wait_s = wait_s;
+  if (!c->token) return -1;
+  sbio_exec_options_set_output_callback(o, dx_out_cb, &c->out);
+  sbio_exec_options_set_cancel(o, c->token);
   return pthread_create(&c->thread, NULL, canceller_main, c) == 0 ? 0 : -1;
 }
 
 int dx_canceller_join(dx_canceller *c) {
   pthread_join(c->thread, NULL);
   return c->saw_output;
+}
+
+void dx_canceller_free(dx_canceller *c) {
+  sbio_cancel_free(c->token);
+  c->token = NULL;
+  dx_out_free(&c->out);
 }
 
 pid_t dx_spawn_quiet(const char *const argv[]) {

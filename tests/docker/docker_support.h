@@ -105,21 +105,26 @@ sbio_code dx_sh(sbio_sandbox *sb, const char *script, double timeout_s, int *exi
 sbio_sandbox *dx_create(dx_host *h, const sbio_create_options *o);
 double dx_now(void);
 
-/* A thread that cancels a running exec or run: it requests `token` once
- * `out` (the call's output callback's) has seen stdout, so the cancel
- * lands while the command runs, or after `wait_s` without output, so a
- * command that never starts fails the test instead of hanging it. */
+/* A thread that cancels a running exec or run: it requests the token once
+ * the call's stdout has shown something, so the cancel lands while the
+ * command runs, or after `wait_s` without output, so a command that never
+ * starts fails the test instead of hanging it. It owns the call's output
+ * (collected in `out`) and the token. */
 typedef struct dx_canceller {
-  dx_out *out;
+  dx_out out;
   sbio_cancel *token;
   double wait_s;
   int saw_output; /* read it after dx_canceller_join */
   pthread_t thread;
 } dx_canceller;
-/* 0 when the thread runs; then dx_canceller_join must follow. */
-int dx_canceller_start(dx_canceller *c, dx_out *out, sbio_cancel *token, double wait_s);
+/* Points o's output callback and cancel token at c and starts the thread:
+ * 0 when it runs, and then dx_canceller_join must follow. c must outlive
+ * the call. */
+int dx_canceller_start(dx_canceller *c, sbio_exec_options *o, double wait_s);
 /* Joins the thread; returns whether it saw output before cancelling. */
 int dx_canceller_join(dx_canceller *c);
+/* Frees the output and the token (after the call and the join). */
+void dx_canceller_free(dx_canceller *c);
 
 /* Runs argv (argv[0] a path) in a child whose stdin, stdout and stderr
  * are /dev/null, so a test can kill it when it pleases; the child's pid,

@@ -407,15 +407,11 @@ static void test_cancel_one_exec_keeps_the_sandbox(void **state) {
   cJSON_Delete(before);
   assert_int_equal(count_processes(f->sb, "sleep 404"), 1);
 
-  dx_out out = {0};
-  sbio_cancel *token = sbio_cancel_new();
   sbio_exec_options *o = sbio_exec_options_new();
   sbio_exec_options_set_timeout(o, 120);
-  sbio_exec_options_set_output_callback(o, dx_out_cb, &out);
-  sbio_exec_options_set_cancel(o, token);
   /* Bounded at 30 s: the sandbox already runs, the exec prints at once. */
   dx_canceller t;
-  assert_int_equal(dx_canceller_start(&t, &out, token, 30), 0);
+  assert_int_equal(dx_canceller_start(&t, o, 30), 0);
   sbio_error *err = sbio_error_new();
   sbio_exec_result *r = NULL;
   double t0 = dx_now();
@@ -451,8 +447,7 @@ static void test_cancel_one_exec_keeps_the_sandbox(void **state) {
   cJSON_Delete(c);
   sbio_error_free(err);
   sbio_exec_options_free(o);
-  sbio_cancel_free(token);
-  dx_out_free(&out);
+  dx_canceller_free(&t);
 }
 
 /* Removed behind our back: SBX_E1204 for exec and files. */

@@ -384,16 +384,12 @@ static void test_cancel_from_another_thread(void **state) {
   for (size_t k = 0; k < n_runtimes(); k++) {
     rh x;
     rh_open(&x, runtimes[k]);
-    dx_out out = {0};
-    sbio_cancel *token = sbio_cancel_new();
     sbio_exec_options *o = sbio_exec_options_new();
     sbio_exec_options_set_timeout(o, 120);
-    sbio_exec_options_set_output_callback(o, dx_out_cb, &out);
-    sbio_exec_options_set_cancel(o, token);
     /* Bounded at 60 s: the one-shot path makes and starts the container
      * before the command prints. */
     dx_canceller t;
-    assert_int_equal(dx_canceller_start(&t, &out, token, 60), 0);
+    assert_int_equal(dx_canceller_start(&t, o, 60), 0);
     sbio_error *err = sbio_error_new();
     double t0 = dx_now();
     sbio_code rc = sbio_run_shell(x.h.host, "docker://", NULL, "echo started; sleep 60", o, NULL, err);
@@ -406,8 +402,7 @@ static void test_cancel_from_another_thread(void **state) {
     assert_true(dt < 60); /* the cancel ended it: neither the sleep nor the 120 s deadline */
     assert_none_left(&x);
     sbio_exec_options_free(o);
-    sbio_cancel_free(token);
-    dx_out_free(&out);
+    dx_canceller_free(&t);
     rh_close(&x);
   }
 }
