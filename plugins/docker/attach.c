@@ -3,6 +3,8 @@
 #include "attach.h"
 
 #define STDIN_CHUNK 65536
+/* The longest one wait blocks: how late a cancellation is noticed. */
+#define SLICE_MS 100
 
 static void pass_on(void *user, int stream, const char *data, size_t len) {
   dk_attach *a = user;
@@ -15,9 +17,10 @@ static void deliver(void *user, int stream, const char *data, size_t len) {
 }
 
 void sbio__dk_attach_begin(dk_attach *a, dk_instance *inst, sbio_sdk_http_conn *conn, const sbio_bk_exec_req *req,
-                           int backstop) {
+                           const sbio_bk_call *call, int backstop) {
   a->inst = inst;
   a->req = req;
+  a->call = call;
   a->conn = conn;
   a->stdin_sent = 0;
   a->stdin_closed = 0;
@@ -72,7 +75,14 @@ static void feed_stdin(dk_attach *a) {
   a->stdin_closed = 1;
 }
 
-int sbio__dk_attach_step(dk_attach *a, int wait_ms) {
+int sbio__dk_attach_step(dk_attach *a) {
+  if (a->call->cancelled && a->call->cancelled(a->call)) return DK_ATTACH_CANCELLED;
+  int64_t left = sbio_bk_remaining_ns(a->call);
+  if (left == 0) return DK_ATTACH_DEADLINE;
+  /* Rounded up: the last wait ends at (or just past) the deadline instead of
+   * spinning on zero-millisecond waits until it comes. */
+  long ms = left / 1000000 + 1;
+  int wait_ms = ms < SLICE_MS ? (int)ms : SLICE_MS;
   int end = drain(a);
   if (end != DK_ATTACH_MORE) return end;
   if (!a->stdin_closed) feed_stdin(a);

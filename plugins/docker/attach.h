@@ -4,8 +4,10 @@
  * demultiplexed into the request's output callback as they arrive, through
  * the start-failure filter (exec_startfail.h); stdin is written while output
  * is read (no deadlock on large input), then the write side is half-closed
- * so the process sees EOF. The caller's loop keeps the deadline, the
- * cancellation and its own probes; a step never waits longer than asked. */
+ * so the process sees EOF. A step keeps the call's deadline and notices its
+ * cancellation: it never waits past the deadline, nor longer than the
+ * cancel-check slice (one place for the bound the exec's and the run's loops
+ * share). The caller's loop keeps its own probes and its own kill flags. */
 #ifndef SBIO_DOCKER_ATTACH_H
 #define SBIO_DOCKER_ATTACH_H
 
@@ -18,6 +20,7 @@
 typedef struct dk_attach {
   dk_instance *inst;
   const sbio_bk_exec_req *req; /* stdin data and the output callback */
+  const sbio_bk_call *call;    /* its deadline bounds every wait; its cancellation ends the steps */
   sbio_sdk_http_conn *conn;
   dk_demux demux;
   dk_startfail startfail;
@@ -34,20 +37,24 @@ enum {
 };
 
 enum {
-  DK_ATTACH_MORE = -1, /* nothing ended; bytes may have moved */
-  DK_ATTACH_EOF = 0,   /* the process closed its output */
-  DK_ATTACH_LOST = 1,  /* the connection broke, or a frame was malformed */
-  DK_ATTACH_IDLE = 2   /* nothing ended and nothing arrived during the wait */
+  DK_ATTACH_MORE = -1,     /* nothing ended; bytes may have moved */
+  DK_ATTACH_EOF = 0,       /* the process closed its output */
+  DK_ATTACH_LOST = 1,      /* the connection broke, or a frame was malformed */
+  DK_ATTACH_IDLE = 2,      /* nothing ended and nothing arrived during the wait */
+  DK_ATTACH_CANCELLED = 3, /* the call was cancelled (checked first, nothing read) */
+  DK_ATTACH_DEADLINE = 4   /* the call's deadline passed (nothing read) */
 };
 
-/* Starts following `conn` (the attach owns it from now on). backstop: the
- * one-shot run's start-failure filter, else the exec's. Without stdin the
- * write side is half-closed at once, as the docker CLI does. */
+/* Starts following `conn` (the attach owns it from now on) for `call`.
+ * backstop: the one-shot run's start-failure filter, else the exec's.
+ * Without stdin the write side is half-closed at once, as the docker CLI
+ * does. */
 void sbio__dk_attach_begin(dk_attach *a, dk_instance *inst, sbio_sdk_http_conn *conn, const sbio_bk_exec_req *req,
-                           int backstop);
-/* Reads what is there, writes stdin, then waits at most wait_ms: one of
- * DK_ATTACH_*. */
-int sbio__dk_attach_step(dk_attach *a, int wait_ms);
+                           const sbio_bk_call *call, int backstop);
+/* DK_ATTACH_CANCELLED or DK_ATTACH_DEADLINE when the call says so; else
+ * reads what is there, writes stdin, then waits at most until the deadline
+ * and at most the cancel-check slice: one of DK_ATTACH_*. */
+int sbio__dk_attach_step(dk_attach *a);
 /* Closes the connection (NULL is fine; idempotent). */
 void sbio__dk_attach_close(dk_attach *a);
 /* The process ended with exit_code (pid: its exec inspect, -1 for the

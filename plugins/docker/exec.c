@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/random.h>
 
-#define SLICE_MS 100
 #define IDLE_PROBE_NS (2LL * 1000000000LL)
 #define PROBE_BUDGET_S 2.0
 #define AFTER_S 10.0 /* for the inspects after the stream ended (never past the deadline's margin) */
@@ -45,10 +44,6 @@ typedef enum outcome {
   END_BROKEN,
   END_GONE
 } outcome;
-
-static int is_cancelled(const sbio_bk_call *c) {
-  return c->cancelled && c->cancelled(c);
-}
 
 int sbio__dk_exec_create(dk_instance *inst, const char *container, const char *body, const sbio_bk_call *call,
                          char *out, size_t size, sbio_sdk_http_response *resp) {
@@ -200,11 +195,9 @@ static outcome pump(exec_run *r) {
   dk_instance *inst = r->sb->inst;
   for (;;) {
     if (atomic_load(&r->sb->killed)) return END_CANCELLED;
-    if (is_cancelled(r->call)) return sbio_bk_exec_cancelled(r->call) ? END_EXEC_CANCELLED : END_CANCELLED;
-    int64_t left = sbio_bk_remaining_ns(r->call);
-    if (left == 0) return END_DEADLINE;
-    long ms = left / 1000000 + 1;
-    int step = sbio__dk_attach_step(&r->io, ms < SLICE_MS ? (int)ms : SLICE_MS);
+    int step = sbio__dk_attach_step(&r->io);
+    if (step == DK_ATTACH_CANCELLED) return sbio_bk_exec_cancelled(r->call) ? END_EXEC_CANCELLED : END_CANCELLED;
+    if (step == DK_ATTACH_DEADLINE) return END_DEADLINE;
     if (step == DK_ATTACH_EOF) return END_EOF;
     if (step == DK_ATTACH_LOST) return END_LOST;
     if (step == DK_ATTACH_IDLE && sbio__dk_now(inst) - r->io.last_activity >= IDLE_PROBE_NS) {
@@ -335,7 +328,7 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
     return rc;
   }
   sbio_sdk_http_response_free(&resp);
-  sbio__dk_attach_begin(&r->io, inst, conn, r->req, 0);
+  sbio__dk_attach_begin(&r->io, inst, conn, r->req, r->call, 0);
   outcome end = pump(r);
   sbio__dk_attach_close(&r->io);
   switch (end) {

@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLICE_MS 100
 #define IDLE_PROBE_NS (2LL * 1000000000LL)
 #define PROBE_BUDGET_S 2.0
 #define WAIT_BODY_MAX 4096
@@ -240,11 +239,9 @@ static int stopped(one_shot *r) {
 
 static end pump(one_shot *r) {
   for (;;) {
-    if (is_cancelled(r->call)) return END_CANCELLED;
-    int64_t left = sbio_bk_remaining_ns(r->call);
-    if (left == 0) return END_DEADLINE;
-    long ms = left / 1000000 + 1;
-    int step = sbio__dk_attach_step(&r->io, ms < SLICE_MS ? (int)ms : SLICE_MS);
+    int step = sbio__dk_attach_step(&r->io);
+    if (step == DK_ATTACH_CANCELLED) return END_CANCELLED;
+    if (step == DK_ATTACH_DEADLINE) return END_DEADLINE;
     if (step == DK_ATTACH_EOF) return END_EOF;
     if (step == DK_ATTACH_LOST) return END_LOST;
     if (step == DK_ATTACH_IDLE && sbio__dk_now(r->inst) - r->io.last_activity >= IDLE_PROBE_NS && stopped(r))
@@ -264,7 +261,7 @@ static int remove_now(one_shot *r, sbio_bk_error *why) {
 
 /* Once the command runs: its output until it ends, then its exit code. */
 static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio_bk_error *err) {
-  sbio__dk_attach_begin(&r->io, r->inst, r->conn, r->req->exec, 1);
+  sbio__dk_attach_begin(&r->io, r->inst, r->conn, r->req->exec, r->call, 1);
   r->conn = NULL;
   end e = pump(r);
   sbio__dk_attach_close(&r->io);
