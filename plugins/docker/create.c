@@ -215,14 +215,19 @@ int sbio__dk_observe_mechanism(dk_instance *inst, const char *id, const char *ru
   return SBIO_OK;
 }
 
-int sbio__dk_discard(dk_instance *inst, const char *id, const sbio_bk_call *call, double seconds, sbio_bk_error *err) {
+int sbio__dk_discard(dk_instance *inst, const char *id, const sbio_bk_call *call, double seconds,
+                     dk_discard_bound bound, sbio_bk_error *err) {
   int removed = 0;
   sbio_bk_error why = {.size = sizeof why};
   /* Its own time: the operation's may be spent, and this must happen; but
-   * never more than the margin past the operation's deadline (a frozen
-   * engine: the container then waits for `sbio reap`, as the error says). */
+   * (DK_DISCARD_DEADLINE_MARGIN) never more than the margin past the
+   * operation's deadline (a frozen engine: the container then waits for
+   * `sbio reap`, as the error says). */
   sbio_bk_call cleanup;
-  sbio_sdk_call_cleanup_bounded(&cleanup, call, seconds);
+  if (bound == DK_DISCARD_FROM_NOW)
+    sbio_sdk_call_cleanup(&cleanup, call, seconds);
+  else
+    sbio_sdk_call_cleanup_bounded(&cleanup, call, seconds);
   if (sbio__dk_remove_container(inst, id, &cleanup, &removed, &why) == SBIO_OK) return 1;
   if (err && err->message[0]) {
     size_t n = strlen(err->message);
@@ -260,7 +265,7 @@ int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio
   if (rc == SBIO_OK && !(sb = sbio__dk_sandbox_new(inst, id, mechanism)))
     rc = sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory");
   if (rc != SBIO_OK) {
-    sbio__dk_discard(inst, id, call, CLEANUP_S, err);
+    sbio__dk_discard(inst, id, call, CLEANUP_S, DK_DISCARD_DEADLINE_MARGIN, err);
     return rc;
   }
   snprintf(info->id, sizeof info->id, "%s", sb->short_id);

@@ -79,9 +79,13 @@ int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *re
  * - observe_mechanism: the runtime the container really got (Podman's
  *   too), refused when it is not the configured one; need_running: it
  *   must also be running (a create's `sleep` that died at once);
- * - discard: removes the container after a failure, within `seconds` of
- *   its own and never more than the SDK's margin past call's deadline;
- *   1 when it is gone, else 0 with the failure appended to err. */
+ * - discard: removes the container by force (after a failure, past the
+ *   deadline, once cancelled), within `seconds` of its own, never
+ *   cancelled, and as `bound` says: DK_DISCARD_DEADLINE_MARGIN never more
+ *   than the SDK's margin past call's deadline, DK_DISCARD_FROM_NOW the
+ *   whole `seconds` from now (the one-shot run's removal within the core's
+ *   teardown time). 1 when it is gone, else 0 with the failure appended to
+ *   err's message (err may be NULL; an empty err gets the failure). */
 int sbio__dk_prepare(dk_instance *inst, const sbio_bk_create_req *req, const sbio_bk_call *call, const char **image,
                      char *runtime, size_t size, sbio_bk_error *err);
 int sbio__dk_create_container(dk_instance *inst, const char *body, const char *image, const sbio_bk_call *call,
@@ -90,7 +94,9 @@ int sbio__dk_start_container(dk_instance *inst, const char *id, const char *prog
                              sbio_bk_error *err);
 int sbio__dk_observe_mechanism(dk_instance *inst, const char *id, const char *runtime, int need_running,
                                const sbio_bk_call *call, char *mechanism, size_t size, sbio_bk_error *err);
-int sbio__dk_discard(dk_instance *inst, const char *id, const sbio_bk_call *call, double seconds, sbio_bk_error *err);
+typedef enum dk_discard_bound { DK_DISCARD_DEADLINE_MARGIN, DK_DISCARD_FROM_NOW } dk_discard_bound;
+int sbio__dk_discard(dk_instance *inst, const char *id, const sbio_bk_call *call, double seconds,
+                     dk_discard_bound bound, sbio_bk_error *err);
 
 /* run.c: the one-shot run (ABI 1.5): the command as the container's main
  * process. */

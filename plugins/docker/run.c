@@ -250,13 +250,12 @@ static end pump(one_shot *r) {
 }
 
 /* -------------------------------------------------------------- the run */
-/* Removes the container by force (deadline, cancellation, a lost wait):
- * 1 once the engine confirmed it is gone, else 0 with `why` (may be NULL). */
+/* Removes the container by force (deadline, cancellation, a lost wait)
+ * within the core's teardown time from now: 1 once the engine confirmed it
+ * is gone, else 0 with `why` (may be NULL; given empty). */
 static int remove_now(one_shot *r, sbio_bk_error *why) {
-  sbio_bk_call cleanup;
-  sbio_sdk_call_cleanup(&cleanup, r->call, r->req->teardown_s > 0 ? r->req->teardown_s : 0.25);
-  int removed = 0;
-  return sbio__dk_remove_container(r->inst, r->id, &cleanup, &removed, why) == SBIO_OK;
+  double seconds = r->req->teardown_s > 0 ? r->req->teardown_s : 0.25;
+  return sbio__dk_discard(r->inst, r->id, r->call, seconds, DK_DISCARD_FROM_NOW, why);
 }
 
 /* Once the command runs: its output until it ends, then its exit code. */
@@ -370,7 +369,7 @@ int sbio__dk_op_run(void *instance, const sbio_bk_run_req *req, const sbio_bk_ca
                           "docker: the run of sandbox %.12s was cancelled before its "
                           "command started",
                           r.id);
-    *removed = sbio__dk_discard(inst, r.id, call, req->teardown_s, err);
+    *removed = sbio__dk_discard(inst, r.id, call, req->teardown_s, DK_DISCARD_DEADLINE_MARGIN, err);
   }
   close_wait(&r.exited);
   close_wait(&r.removed);
