@@ -201,10 +201,18 @@ int sbio__dk_observe_mechanism(dk_instance *inst, const char *id, const char *ru
   int rc = observed_runtime(inst, id, need_running, call, observed, sizeof observed, err);
   if (rc != SBIO_OK) return rc;
   sbio__dk_podman_runtime(inst, id, call, observed, sizeof observed);
+  /* A configured runtime is a security setting: an engine that does not
+   * say which runtime it gave cannot be taken at its word (fail closed).
+   * Docker always says; only something else on the socket would not. */
+  if (inst->settings.runtime && strcmp(observed, "unknown") == 0)
+    return sbio_sdk_error(err, SBIO_E_CREATE, "check what answers on the engine's socket",
+                          "docker: the engine at %s did not say which runtime runs container %.12s (no "
+                          "HostConfig.Runtime in its inspect), so the configured runtime '%.40s' is not confirmed",
+                          inst->endpoint.display, id, runtime);
   /* Podman's compat create ignores HostConfig.Runtime and runs its own
    * default: a configured runtime that did not run is an error, not a
    * silently weaker sandbox. */
-  if (inst->settings.runtime && strcmp(observed, runtime) != 0 && strcmp(observed, "unknown") != 0)
+  if (inst->settings.runtime && strcmp(observed, runtime) != 0)
     return sbio_sdk_error(err, SBIO_E_CREATE,
                           "this engine does not honour the runtime setting (Podman: set the runtime in "
                           "containers.conf, [engine] runtime, and leave the setting out)",
