@@ -115,6 +115,11 @@ void sbio__dk_engine_mechanism(dk_instance *inst, const char *runtime, const sbi
    * to a weaker one, so skipping it can only under-claim. A process that
    * runs one command on runc then does not pay for /info (9 ms here). */
   if (!strcmp(runtime, "runc")) return;
+  /* Any other name is only what the runtime is called: until /info says
+   * what runs under it, it claims nothing (a runtime registered as runsc
+   * whose binary is something else is not gVisor, and an /info that cannot
+   * be read confirms nothing). An undeclared name is UNKNOWN. */
+  snprintf(out, size, "unverified-%s", runtime);
   char dummy[64];
   if (sbio__dk_engine_default_runtime(inst, call, SBIO_E_CREATE, dummy, sizeof dummy, NULL) != SBIO_OK) return;
   pthread_mutex_lock(&inst->lock);
