@@ -76,7 +76,8 @@ int sbio__dk_stat(dk_sandbox *sb, const char *abs, const sbio_bk_call *call, dk_
     sbio_sdk_http_response_free(&resp);
     return rc;
   }
-  char stat64[1024] = "", json[2048];
+  /* Room for a link target of PATH_MAX bytes: a cut header would not parse. */
+  char stat64[8192] = "", json[6144];
   sbio_sdk_http_header(&resp, "X-Docker-Container-Path-Stat", stat64, sizeof stat64);
   b64decode(stat64, json, sizeof json);
   sbio_sdk_http_response_free(&resp);
@@ -84,13 +85,25 @@ int sbio__dk_stat(dk_sandbox *sb, const char *abs, const sbio_bk_call *call, dk_
   const cJSON *mode = root ? cJSON_GetObjectItemCaseSensitive(root, "mode") : NULL;
   const cJSON *size = root ? cJSON_GetObjectItemCaseSensitive(root, "size") : NULL;
   const cJSON *link = root ? cJSON_GetObjectItemCaseSensitive(root, "linkTarget") : NULL;
+  /* A Go os.FileMode is a uint32. Without one the answer says nothing of
+   * what is there: taking it as "a regular file" would make list say "not
+   * a directory" and mkdir "it already exists", blaming the path. Checked
+   * before the conversion, which is undefined for a double out of range. */
+  if (!cJSON_IsNumber(mode) || !(mode->valuedouble >= 0) || mode->valuedouble > 4294967295.0) {
+    cJSON_Delete(root);
+    return sbio_sdk_error(err, SBIO_E_FS, NULL,
+                          "docker: stat %.400s: the engine's X-Docker-Container-Path-Stat header is not base64 "
+                          "of JSON with a file mode",
+                          abs);
+  }
   st->exists = 1;
-  /* A Go os.FileMode: bit 31 directory, bit 27 symlink. */
-  double m = cJSON_IsNumber(mode) ? mode->valuedouble : 0;
-  unsigned long long bits = m > 0 ? (unsigned long long)m : 0;
+  /* Bit 31 directory, bit 27 symlink. */
+  unsigned long bits = (unsigned long)mode->valuedouble;
   st->is_dir = (bits >> 31) & 1;
   st->is_link = (bits >> 27) & 1;
-  st->size = cJSON_IsNumber(size) ? (int64_t)size->valuedouble : 0;
+  /* Informative only: a size out of int64_t's range is unknown (0). */
+  st->size =
+      cJSON_IsNumber(size) && size->valuedouble >= 0 && size->valuedouble < 9.2e18 ? (int64_t)size->valuedouble : 0;
   if (cJSON_IsString(link) && link->valuestring)
     snprintf(st->link_target, sizeof st->link_target, "%s", link->valuestring);
   cJSON_Delete(root);
