@@ -17,6 +17,7 @@
   X(archive_entry_filetype)                                                                                            \
   X(archive_entry_free)                                                                                                \
   X(archive_entry_new)                                                                                                 \
+  X(archive_entry_pathname)                                                                                            \
   X(archive_entry_set_filetype)                                                                                        \
   X(archive_entry_set_gid)                                                                                             \
   X(archive_entry_set_mtime)                                                                                           \

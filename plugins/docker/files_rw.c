@@ -133,6 +133,16 @@ static la_ssize_t on_read(struct archive *a, void *user, const void **buf) {
   return n;
 }
 
+/* The engine names the one entry of its tar after the last component of
+ * the path asked for (docker rebases it so, whatever the path resolves
+ * to). Another name ("../../etc/x", "/etc/x", "other") is not the file:
+ * its bytes must not be handed over as if they were. */
+static int entry_is(const char *name, const char *base) {
+  if (!name) return 0;
+  if (!strncmp(name, "./", 2)) name += 2;
+  return !strcmp(name, base);
+}
+
 /* Streams the first entry of the tar at `abs`. *link gets a symlink's
  * target instead (the archive endpoint returns links, not what they name). */
 static int read_entry(dk_sandbox *sb, const char *abs, const sbio_bk_call *call, sbio_bk_data_fn sink, void *user,
@@ -163,6 +173,11 @@ static int read_entry(dk_sandbox *sb, const char *abs, const sbio_bk_call *call,
                                                                  "readable tar (%s)",
                                                                  abs, a ? ar->archive_error_string(a) : "out of memory")
                                                 : sbio__dk_archive_fail(sb, &resp, abs, "read", err);
+  } else if (strcmp(abs, "/") != 0 && !entry_is(ar->archive_entry_pathname(e), strrchr(abs, '/') + 1)) {
+    rc = sbio_sdk_error(err, SBIO_E_FS, NULL,
+                        "docker: read %.400s: the engine's archive entry is not named %.200s (it is not this "
+                        "file's)",
+                        abs, strrchr(abs, '/') + 1);
   } else if (ar->archive_entry_filetype(e) == AE_IFLNK) {
     snprintf(link, link_size, "%s", ar->archive_entry_symlink(e) ? ar->archive_entry_symlink(e) : "");
   } else if (ar->archive_entry_filetype(e) != AE_IFREG) {
