@@ -92,6 +92,22 @@ int sbio__dk_run_capture(dk_sandbox *sb, const char *const *argv, size_t argc, c
   return SBIO_OK;
 }
 
+/* Why one "TYPE SIZE NAME" record of the list script is not one, or NULL.
+ * TYPE is d or f, SIZE decimal digits that fit int64_t, NAME what a glob
+ * in one directory can give: not empty, not "." or "..", no '/' (a name
+ * that is a path would make the entry's path point elsewhere). */
+static const char *list_record_error(const char *rec) {
+  if ((rec[0] != 'd' && rec[0] != 'f') || rec[1] != ' ') return "its type is not 'd' or 'f'";
+  const char *size = rec + 2;
+  size_t digits = strspn(size, "0123456789");
+  if (!digits || size[digits] != ' ') return "its size is not a decimal number";
+  if (digits > 18) return "its size is out of range";
+  const char *name = size + digits + 1;
+  if (!name[0] || !strcmp(name, ".") || !strcmp(name, "..")) return "its name is empty, '.' or '..'";
+  if (strchr(name, '/')) return "its name has a '/'";
+  return NULL;
+}
+
 /* The exec's own failure codes become file-system ones. */
 static int fs_code(int rc) {
   return rc == SBIO_E_EXEC ? SBIO_E_FS : rc;
@@ -130,14 +146,27 @@ int sbio__dk_op_file_list(void *sandbox, const char *path, const sbio_bk_call *c
                             "docker: list %.400s failed (exit %d): %.200s", abs, status, errbuf);
     }
   }
+  /* Checked whole before any entry is given: the output comes from
+   * programs in the image (sh, stat), which the sandbox's owner may have
+   * replaced, through the engine. */
+  size_t n_rec = 0;
+  const char *bad = NULL;
+  for (size_t i = 0; i < len && !bad; n_rec++) {
+    size_t rlen = strnlen(out + i, len - i);
+    bad = i + rlen == len ? "a record is not NUL-terminated" : list_record_error(out + i);
+    i += rlen + 1;
+  }
+  if (bad) {
+    free(out);
+    return sbio_sdk_error(err, SBIO_E_FS, "the image's /bin/sh or stat may not be the standard ones",
+                          "docker: list %.400s: the listing is malformed (record %zu: %s)", abs, n_rec, bad);
+  }
   char full[DK_PATH_MAX * 2 + 2];
   for (size_t i = 0; i < len;) {
     char *rec = out + i;
-    size_t rlen = strnlen(rec, len - i);
-    i += rlen + 1;
+    i += strlen(rec) + 1;
     char *sp1 = strchr(rec, ' ');
-    char *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-    if (!sp2 || sp2 - rec >= (long)rlen) continue;
+    char *sp2 = strchr(sp1 + 1, ' ');
     const char *name = sp2 + 1;
     snprintf(full, sizeof full, "%s%s%s", abs, strcmp(abs, "/") ? "/" : "", name);
     sbio_bk_dirent d = {
