@@ -60,6 +60,12 @@ static void to_host(void *user, int64_t done, int64_t total) {
   if (SBIO_HOST_HAS(host, progress)) host->progress(host->host_data, p->what, done, total);
 }
 
+/* The engine's (or the registry's) words go into a one-line message. */
+static void one_line(char *text) {
+  for (unsigned char *c = (unsigned char *)text; *c; c++)
+    if (*c < 0x20 || *c == 0x7f) *c = ' ';
+}
+
 static void progress_line(progress *p, const char *line) {
   cJSON *root = cJSON_Parse(line);
   if (!root) return;
@@ -70,6 +76,7 @@ static void progress_line(progress *p, const char *line) {
     snprintf(p->error, sizeof p->error, "%s", msg->valuestring);
   else if (!p->error[0] && cJSON_IsString(old) && old->valuestring)
     snprintf(p->error, sizeof p->error, "%s", old->valuestring);
+  one_line(p->error);
   const cJSON *status = cJSON_GetObjectItemCaseSensitive(root, "status");
   const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "id");
   const cJSON *pd = cJSON_GetObjectItemCaseSensitive(root, "progressDetail");
@@ -136,6 +143,12 @@ int sbio__dk_image_pull(dk_instance *inst, const char *image, const sbio_bk_call
       .method = "POST", .path = path, .body = "", .body_len = 0, .sink = on_progress, .sink_user = p};
   sbio_sdk_http_response resp;
   int rc = sbio__dk_request(inst, &req, call, &resp);
+  /* A last line without its newline (the engine's last write) still
+   * counts: it is where an error line is. */
+  if (rc == 0 && p->len && !p->overflow) {
+    p->line[p->len] = '\0';
+    progress_line(p, p->line);
+  }
   char what[400];
   snprintf(what, sizeof what, "pull image %.300s", image);
   if (rc != 0 || resp.status != 200) {
