@@ -116,8 +116,10 @@ int dx_open_audited(dx_host *h, const dx_env *e, const char *runtime, const char
   snprintf(h->config, sizeof h->config, "%s/config.yaml", h->dir);
   FILE *fp = fopen(h->config, "w");
   if (!fp) return -1;
-  fprintf(fp, "backends:\n  docker:\n    settings:\n      host: %s\n      image: %s\n      pull: never\n", e->host,
-          e->image);
+  fprintf(fp, "backends:\n  docker:\n    settings:\n      host: %s\n      image: %s\n", e->host, e->image);
+  /* Never pull unless the caller's extra lines choose (a duplicate key is
+   * refused). */
+  if (!extra || !strstr(extra, "pull:")) fputs("      pull: never\n", fp);
   if (runtime) fprintf(fp, "      runtime: %s\n", runtime);
   if (extra) fputs(extra, fp);
   fclose(fp);

@@ -8,8 +8,10 @@ backend's tests against an engine that answers badly.
 It answers, as an engine would, every request the backend makes on the
 one-shot `sbio run` path and on the create/exec path (ping, info, version,
 create, inspect, attach, the two waits, start, delete, exec create, start
-and inspect), and MODE makes exactly one of those answers bad (MODES below;
-"good" makes none). Every request is appended to LOG as "METHOD PATH",
+and inspect), on the files path (HEAD, GET and PUT of /containers/ID/archive;
+a listing is an exec whose output the engine makes up), the pull
+(POST /images/create) and Podman's /libpod inspect, and MODE makes exactly
+one of those answers bad (MODES below; "good" makes none). Every request is appended to LOG as "METHOD PATH",
 PATH without its /vX.Y prefix, before it is answered, so a test can check
 what the backend asked for (a DELETE of a container it had made).
 
@@ -19,6 +21,8 @@ with 101 UPGRADED and then docker's multiplexed stream (8-byte frame
 headers: stream type, 3 zero bytes, big-endian length).
 """
 
+import base64
+import io
 import json
 import os
 import re
@@ -27,6 +31,7 @@ import socket
 import socketserver
 import struct
 import sys
+import tarfile
 import threading
 
 CID = "c0ffee" + "0123456789abcdef" * 3 + "0123456789"  # 64 hex digits
@@ -58,9 +63,107 @@ MODES = {
     "exec_bad_stream_type": "the exec stream's first frame has stream type 7",
     "exec_huge_frame": "the exec stream's frame says 0xFFFFFFFF bytes, then the connection closes",
     "exec_inspect_exit_string": "exec inspect's ExitCode is a string",
+    # ---- engine facts (/_ping, /version, /info, Podman's /libpod inspect)
+    "ping_no_version": "/_ping has no Api-Version header",
+    "ping_version_abc": "/_ping's Api-Version is 'abc'",
+    "ping_version_old": "/_ping's Api-Version is 1.2",
+    "ping_version_future": "/_ping's Api-Version is 99.99",
+    "ping_version_long": "/_ping's Api-Version is 10 KiB of 'A'",
+    "version_not_json": "/_ping says 1.45; /version answers 200 with a body that is not JSON",
+    "version_min_huge": "/_ping says 1.45; /version's MinAPIVersion is 99.0",
+    "version_min_long": "/_ping says 1.45; /version's MinAPIVersion is 10 KiB long",
+    "info_not_json": "/info answers 200 with a body that is not JSON",
+    "info_runtimes_not_object": "/info's Runtimes is a string (the test asks for runtime runsc)",
+    "info_runtime_lies": "/info says the runtime 'runsc' the test asks for is /usr/bin/runc",
+    "podman_lies": "inspect says runtime 'oci'; /libpod inspect says OCIRuntime 'crun' (runc was asked for)",
+    "podman_runtime_huge": "inspect says runtime 'oci'; /libpod inspect's OCIRuntime is 10 KiB long",
+    "podman_not_json": "inspect says runtime 'oci'; /libpod inspect answers 200 with a body that is not JSON",
+    # ---- files: GET /archive (a read of /tmp/f.txt)
+    "archive_good": "GET archive: one regular entry f.txt (the control)",
+    "archive_entry_dotdot": "GET archive: the entry is named ../../etc/x",
+    "archive_entry_absolute": "GET archive: the entry is named /etc/x",
+    "archive_entry_other": "GET archive: the entry is named other.txt",
+    "archive_symlink_out": "GET archive: f.txt is a symlink to ../../../../../outside; /outside is a file",
+    "archive_symlink_loop": "GET archive: every path is a symlink to itself",
+    "archive_two_entries": "GET archive: f.txt, then a second entry f.txt with other bytes",
+    "archive_size_lies": "GET archive: the header says 1 MiB, 100 bytes follow, then the end",
+    "archive_size_huge": "GET archive: the header says 4 TiB; 3 MiB follow, then the connection closes",
+    "archive_size_huge_eof": "GET archive: the header says 4 TiB; 100 bytes follow, then the end",
+    "archive_not_tar": "GET archive: 200 with an HTML body",
+    "archive_empty": "GET archive: 200 with an empty body",
+    "archive_put_404": "PUT archive: 404 for the directory (a write of /tmp/f.txt)",
+    # ---- files: HEAD /archive (a listing of /tmp/d stats it first)
+    "stat_good": "HEAD archive: a directory (the control for the listing)",
+    "stat_not_base64": "HEAD archive: X-Docker-Container-Path-Stat is not base64",
+    "stat_not_json": "HEAD archive: X-Docker-Container-Path-Stat is base64 of text that is not JSON",
+    "stat_missing": "HEAD archive: 200 without X-Docker-Container-Path-Stat",
+    "stat_size_negative": "HEAD archive: a directory of size -1",
+    "stat_size_huge": "HEAD archive: a directory of size 1e300",
+    "stat_mode_huge": "HEAD archive: mode 1e300",
+    "stat_name_newline": "HEAD archive: a directory whose name has a newline",
+    # ---- files: the listing's exec output
+    "list_garbage": "the listing's output is a line of prose",
+    "list_no_nul": "the listing's last record has no NUL terminator",
+    "list_name_slash": "the listing has a record named ../../etc/passwd",
+    "list_name_dotdot": "the listing has a record named ..",
+    "list_name_empty": "the listing has a record with an empty name",
+    "list_size_negative": "the listing has a record of size -5",
+    "list_size_huge": "the listing has a record of size 99999999999999999999999",
+    "list_type_other": "the listing has a record of type 'x'",
+    # ---- pull (the test sets pull: always)
+    "pull_good": "the pull streams progress and a final status (the control)",
+    "pull_not_json": "the pull's lines are not JSON, then a final status",
+    "pull_error_line": "the pull's stream ends with an errorDetail line carrying the secret",
+    "pull_error_newline": "the pull's error message has newlines in it",
+    "pull_error_no_newline": "the pull's stream ends with an error line and no newline after it",
+    "pull_long_line": "the pull streams a 10 MiB line, then an error line",
+    "pull_long_no_newline": "the pull streams a 10 MiB line with no newline, then ends",
+    "pull_no_final_status": "the pull's stream ends after a Downloading line, no final status",
+    "pull_cut": "the pull's chunked stream stops mid-line and the connection closes",
+    "pull_progress_weird": "the pull's progress numbers are negative, huge, strings",
 }
 
 OUTPUT = b"hello from the hostile engine\n"
+FILE_BYTES = b"the right bytes of f.txt\n"
+WRONG_BYTES = b"the bytes of another entry\n"
+OUTSIDE_BYTES = b"the file /outside inside the sandbox\n"
+LISTING = b"f 5 a.txt\0d 0 sub\0"
+LISTINGS = {
+    "list_garbage": b"this is not a listing at all\n",
+    "list_no_nul": b"f 5 a.txt\0f 7 b.txt",
+    "list_name_slash": b"f 5 a.txt\0f 5 ../../etc/passwd\0",
+    "list_name_dotdot": b"f 5 a.txt\0d 0 ..\0",
+    "list_name_empty": b"f 5 a.txt\0f 5 \0",
+    "list_size_negative": b"f -5 a.txt\0",
+    "list_size_huge": b"f 99999999999999999999999 a.txt\0",
+    "list_type_other": b"x 5 a.txt\0",
+}
+DIR_MODE = (1 << 31) | 0o755
+
+
+def tar_entry(name, data=b"", size=None, link=None):
+    """One tar header (GNU: base-256 sizes) and its body, not padded."""
+    info = tarfile.TarInfo(name)
+    info.mtime = 0
+    if link is not None:
+        info.type = tarfile.SYMTYPE
+        info.linkname = link
+        return info.tobuf(tarfile.GNU_FORMAT)
+    info.size = len(data) if size is None else size
+    return info.tobuf(tarfile.GNU_FORMAT) + data
+
+
+def pad(data):
+    return data + b"\0" * (-len(data) % 512)
+
+
+def tar_of(*entries):
+    return b"".join(pad(e) for e in entries) + b"\0" * 1024
+
+
+def stat_header(doc):
+    text = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+    return base64.b64encode(text).decode()
 
 
 class Engine:
@@ -70,6 +173,8 @@ class Engine:
         self.lock = threading.Lock()
         self.started = threading.Event()  # POST /containers/ID/start came
         self.exited = threading.Event()  # the attach stream ended: the command "exited"
+        self.runtime = "runc"  # HostConfig.Runtime of the create, echoed by inspect
+        self.exec_cmd = []  # the Cmd of the last exec create
 
     def log(self, method, path):
         line = "%s %s\n" % (method, re.sub(r"^/v[0-9]+\.[0-9]+", "", path))
@@ -158,13 +263,21 @@ class Handler(socketserver.StreamRequestHandler):
         mode = ENGINE.mode
         upgrade = headers.get("upgrade", "").lower() == "tcp"
         if path == "/_ping":
-            self.answer(200, "OK", "text/plain")
+            return self.ping()
         elif path == "/version":
-            self.answer(200, {"ApiVersion": "1.41", "MinAPIVersion": "1.12", "Version": "20.10-hostile"})
+            return self.version()
         elif path == "/info":
-            self.answer(200, {"DefaultRuntime": "runc", "Runtimes": {"runc": {"path": "runc"}}})
+            return self.info()
+        elif path == "/libpod/containers/%s/json" % CID and mode.startswith("podman_"):
+            return self.libpod_inspect()
+        elif path == "/containers/%s/archive" % CID:
+            return self.archive(method, target, body)
+        elif path == "/images/create" and method == "POST":
+            return self.pull()
+        elif path.startswith("/images/") and path.endswith("/json"):
+            self.answer(200, {"Id": "sha256:" + "ab" * 32})
         elif path == "/containers/create" and method == "POST":
-            return self.create()
+            return self.create(body)
         elif path == "/containers/%s/json" % CID:
             return self.inspect()
         elif path.startswith("/libpod/"):
@@ -179,6 +292,10 @@ class Handler(socketserver.StreamRequestHandler):
         elif path == "/containers/%s" % CID and method == "DELETE":
             self.answer(204)
         elif path == "/containers/%s/exec" % CID and method == "POST":
+            try:
+                ENGINE.exec_cmd = json.loads(body or b"{}").get("Cmd") or []
+            except ValueError:
+                ENGINE.exec_cmd = []
             if mode == "exec_create_no_id":
                 self.answer(201, {"Warnings": None})
             else:
@@ -194,8 +311,184 @@ class Handler(socketserver.StreamRequestHandler):
             self.answer(404, {"message": "page not found"})
         return None
 
-    def create(self):
+    def ping(self):
         mode = ENGINE.mode
+        version = {"ping_version_abc": "abc", "ping_version_old": "1.2", "ping_version_future": "99.99",
+                   "ping_version_long": "A" * 10240}.get(mode, "1.45" if mode.startswith("version_") else "1.41")
+        headers = [("Content-Type", "text/plain"), ("Content-Length", "2")]
+        if mode != "ping_no_version":
+            headers.append(("Api-Version", version))
+        self.send_raw(self.head(200, "OK", headers) + b"OK")
+        return None
+
+    def version(self):
+        mode = ENGINE.mode
+        doc = {"ApiVersion": "1.45", "MinAPIVersion": "1.12", "Version": "26.0-hostile"}
+        if mode == "version_not_json":
+            self.answer(200, "<html>not json</html>", "text/html")
+            return None
+        if mode == "version_min_huge":
+            doc["MinAPIVersion"] = "99.0"
+        elif mode == "version_min_long":
+            doc["MinAPIVersion"] = "1." + "9" * 10240
+        self.answer(200, doc)
+        return None
+
+    def info(self):
+        mode = ENGINE.mode
+        doc = {"DefaultRuntime": "runc", "Runtimes": {"runc": {"path": "runc"}, "runsc": {"path": "/usr/bin/runsc"}}}
+        if mode == "info_not_json":
+            self.answer(200, "not json {", "text/plain")
+            return None
+        if mode == "info_runtimes_not_object":
+            doc["Runtimes"] = "runsc"
+        elif mode == "info_runtime_lies":
+            doc["Runtimes"]["runsc"] = {"path": "/usr/bin/runc"}
+        self.answer(200, doc)
+        return None
+
+    def libpod_inspect(self):
+        mode = ENGINE.mode
+        if mode == "podman_not_json":
+            self.answer(200, "{{{ not json", "text/plain")
+        elif mode == "podman_runtime_huge":
+            self.answer(200, {"Id": CID, "OCIRuntime": "r" * 10240})
+        else:
+            self.answer(200, {"Id": CID, "OCIRuntime": "crun"})
+        return None
+
+    def archive(self, method, target, body):
+        mode = ENGINE.mode
+        want = target.split("path=", 1)[1].split("&")[0] if "path=" in target else ""
+        want = re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), want)
+        base = want.rstrip("/").split("/")[-1] or "/"
+        if method == "HEAD":
+            doc = {"name": base, "size": 4096, "mode": DIR_MODE, "mtime": "2020-01-01T00:00:00Z", "linkTarget": ""}
+            stat = stat_header(doc)
+            if mode == "stat_not_base64":
+                stat = "!!!* not base64 at all *!!!"
+            elif mode == "stat_not_json":
+                stat = stat_header(b"this is not json")
+            elif mode == "stat_size_negative":
+                doc["size"] = -1
+            elif mode == "stat_size_huge":
+                doc["size"] = 1e300
+            elif mode == "stat_mode_huge":
+                doc["mode"] = 1e300
+            elif mode == "stat_name_newline":
+                doc["name"] = "d\nX-Injected: yes"
+            if mode.startswith("stat_") and mode not in ("stat_not_base64", "stat_not_json"):
+                stat = stat_header(doc)
+            headers = [("Content-Type", "application/json"), ("Content-Length", "0")]
+            if mode != "stat_missing":
+                headers.append(("X-Docker-Container-Path-Stat", stat))
+            self.send_raw(self.head(200, "OK", headers))
+            return None
+        if method == "PUT":
+            if mode == "archive_put_404":
+                self.answer(404, {"message": "Could not find the file /tmp in container " + CID})
+            else:
+                self.answer(200, "")
+            return None
+        # GET: a tar of `want`.
+        if mode == "archive_not_tar":
+            self.answer(200, "<html><body>not a tar</body></html>", "application/x-tar")
+            return None
+        if mode == "archive_empty":
+            self.answer(200, "", "application/x-tar")
+            return None
+        if mode == "archive_size_huge":
+            # Chunked, never ended: the connection closes after 3 MiB.
+            self.send_raw(self.head(200, "OK", [("Content-Type", "application/x-tar"),
+                                               ("Transfer-Encoding", "chunked")]))
+            try:
+                self.chunk(tar_entry(base, size=4 << 40))
+                for _ in range(48):
+                    self.chunk(b"A" * 65536)
+            except OSError:
+                pass
+            self.close_now()
+            return "close"
+        if mode == "archive_entry_dotdot":
+            tar = tar_of(tar_entry("../../etc/x", WRONG_BYTES))
+        elif mode == "archive_entry_absolute":
+            tar = tar_of(tar_entry("/etc/x", WRONG_BYTES))
+        elif mode == "archive_entry_other":
+            tar = tar_of(tar_entry("other.txt", WRONG_BYTES))
+        elif mode == "archive_symlink_out" and base == "f.txt":
+            tar = tar_of(tar_entry(base, link="../../../../../outside"))
+        elif mode == "archive_symlink_out":
+            tar = tar_of(tar_entry(base, OUTSIDE_BYTES))
+        elif mode == "archive_symlink_loop":
+            tar = tar_of(tar_entry(base, link=base))
+        elif mode == "archive_two_entries":
+            tar = tar_of(tar_entry(base, FILE_BYTES), tar_entry(base, WRONG_BYTES))
+        elif mode == "archive_size_lies":
+            tar = tar_entry(base, b"B" * 100, size=1 << 20)
+        elif mode == "archive_size_huge_eof":
+            tar = tar_entry(base, b"B" * 100, size=4 << 40)
+        else:
+            tar = tar_of(tar_entry(base, FILE_BYTES))
+        self.answer(200, tar, "application/x-tar")
+        return None
+
+    def pull(self):
+        mode = ENGINE.mode
+
+        def line(doc):
+            return (json.dumps(doc) if isinstance(doc, dict) else doc).encode() + b"\r\n"
+
+        start = [line({"status": "Pulling from library/busybox", "id": "latest"}),
+                 line({"status": "Pulling fs layer", "progressDetail": {}, "id": "aaaa"}),
+                 line({"status": "Downloading", "progressDetail": {"current": 100, "total": 1000}, "id": "aaaa"})]
+        end = [line({"status": "Download complete", "progressDetail": {}, "id": "aaaa"}),
+               line({"status": "Pull complete", "progressDetail": {}, "id": "aaaa"}),
+               line({"status": "Digest: sha256:" + "cd" * 32}),
+               line({"status": "Status: Downloaded newer image for busybox:latest"})]
+        error = {"errorDetail": {"message": "pull access denied: token SECRET_TOKEN=%s was refused" % SECRET},
+                 "error": "pull access denied: token SECRET_TOKEN=%s was refused" % SECRET}
+        if mode == "pull_not_json":
+            parts = start + [b"this is not json\r\n", b"{\"status\": \r\n", b"[1, 2, 3]\r\n", b"null\r\n"] + end
+        elif mode == "pull_error_line":
+            parts = start + [line(error)]
+        elif mode == "pull_error_newline":
+            msg = "pull failed:\nline two\r\nline three"
+            parts = start + [line({"errorDetail": {"message": msg}, "error": msg})]
+        elif mode == "pull_error_no_newline":
+            parts = start + [json.dumps(error).encode()]
+        elif mode == "pull_long_line":
+            parts = start + [b"x" * (10 << 20) + b"\r\n", line(error)]
+        elif mode == "pull_long_no_newline":
+            parts = start + [b"{\"status\": \"" + b"x" * (10 << 20)]
+        elif mode == "pull_no_final_status":
+            parts = start
+        elif mode == "pull_progress_weird":
+            weird = [{"current": -5, "total": 1000}, {"current": 1e300, "total": 1e308}, {"current": "12", "total": "abc"},
+                     {"current": 2 ** 70, "total": -(2 ** 70)}, {"current": None, "total": []}, "not an object"]
+            parts = start + [line({"status": "Downloading", "progressDetail": w, "id": "aaaa"}) for w in weird] + end
+        else:
+            parts = start + end
+        self.send_raw(self.head(200, "OK", [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")]))
+        try:
+            if mode == "pull_cut":
+                self.chunk(b"".join(start))
+                self.send_raw(b"400\r\n{\"status\": \"Downl")
+                self.close_now()
+                return "close"
+            for part in parts:
+                for i in range(0, len(part), 1 << 20):
+                    self.chunk(part[i:i + (1 << 20)])
+            self.chunk(b"")
+        except OSError:
+            return "close"
+        return None
+
+    def create(self, body):
+        mode = ENGINE.mode
+        try:
+            ENGINE.runtime = (json.loads(body or b"{}").get("HostConfig") or {}).get("Runtime") or "runc"
+        except (ValueError, AttributeError):
+            ENGINE.runtime = "runc"
         if mode == "create_not_json":
             self.answer(201, "<html>this is not json</html>", "text/html")
         elif mode == "create_no_id":
@@ -216,7 +509,7 @@ class Handler(socketserver.StreamRequestHandler):
         doc = {
             "Id": CID,
             "State": {"Status": "running" if running else "created", "Running": running, "ExitCode": 0},
-            "HostConfig": {"Runtime": "runc"},
+            "HostConfig": {"Runtime": "oci" if mode.startswith("podman_") else ENGINE.runtime},
             "Config": {"Labels": {"io.sandboxio.managed": "true"}},
         }
         if mode == "inspect_echo_secret":
@@ -258,7 +551,9 @@ class Handler(socketserver.StreamRequestHandler):
     def stream(self, bad_type, huge):
         """The command's output in frames, then EOF; a bad frame when asked."""
         try:
-            if bad_type:
+            if "sbio-ls" in ENGINE.exec_cmd:
+                self.send_raw(frame(1, LISTINGS.get(ENGINE.mode, LISTING)))
+            elif bad_type:
                 self.send_raw(frame(7, OUTPUT))
             elif huge:
                 self.send_raw(struct.pack(">BxxxL", 1, 0xFFFFFFFF) + OUTPUT)
