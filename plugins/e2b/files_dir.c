@@ -7,6 +7,7 @@
 #include "paths.h"
 #include "rpc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +39,20 @@ static int is_dir_type(const cJSON *entry) {
   return cJSON_IsString(t) && t->valuestring && strcmp(t->valuestring, "FILE_TYPE_DIRECTORY") == 0;
 }
 
-/* int64 in proto3 JSON is a string; accept a number too. */
+/* int64 in proto3 JSON is a string; accept a number too. A size that is
+ * not a byte count (negative, past int64, not a number: a broken answer)
+ * is reported as absent, 0; converting an out-of-range double would be
+ * undefined behaviour. */
 static int64_t entry_size(const cJSON *entry) {
   const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry, "size");
-  if (cJSON_IsString(s) && s->valuestring) return strtoll(s->valuestring, NULL, 10);
-  if (cJSON_IsNumber(s)) return (int64_t)s->valuedouble;
+  if (cJSON_IsString(s) && s->valuestring) {
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s->valuestring, &end, 10);
+    return errno == 0 && end != s->valuestring && *end == '\0' && v >= 0 ? (int64_t)v : 0;
+  }
+  if (cJSON_IsNumber(s) && s->valuedouble >= 0 && s->valuedouble < 9223372036854775808.0)
+    return (int64_t)s->valuedouble;
   return 0;
 }
 
