@@ -72,7 +72,17 @@ int sbio__e2b_op_list_managed(void *instance, const sbio_bk_kv *labels, size_t n
     const cJSON *item;
     cJSON_ArrayForEach(item, items) report(item, entry, user);
     cJSON_Delete(items);
-    if (!next[0] || strcmp(next, token) == 0) break;
+    if (!next[0]) break;
+    /* A token that comes back as it was sent, or pages past any real
+     * account: the listing loops. Stopping quietly would hand `sbio reap`
+     * a partial list as if it were whole. */
+    if (strcmp(next, token) == 0 || page + 1 >= MAX_PAGES) {
+      rc = sbio_sdk_error(err, SBIO_E_CONNECT, "check E2B's status; the listing is not complete",
+                          "e2b: the sandbox list (GET /v2/sandboxes) does not end (X-Next-Token repeated, or more "
+                          "than %d pages)",
+                          MAX_PAGES);
+      break;
+    }
     snprintf(token, sizeof token, "%s", next);
   }
   free(query);
