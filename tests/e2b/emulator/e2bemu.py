@@ -17,6 +17,7 @@ temporary directory.
 
 import argparse
 import email.utils
+import json
 import os
 import shutil
 import signal
@@ -28,6 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # keep the source tree clean
 
+import connectwire  # noqa: E402
 import control  # noqa: E402
 import envd  # noqa: E402
 import faults  # noqa: E402
@@ -128,6 +130,23 @@ class Emulator:
         if action == "reset":
             h.read_body()
             h.cut_connection()
+            return True
+        if action == "body":
+            h.read_body()
+            if "raw" in rule:
+                one = str(rule["raw"]).encode()
+            else:
+                one = json.dumps(rule.get("json"), separators=(",", ":")).encode()
+            h.send_bytes(int(rule.get("status", 200)), one * int(rule.get("repeat", 1)),
+                         rule.get("content_type", "application/json"), rule.get("headers"))
+            return True
+        if action == "stream":
+            h.read_body()
+            h.start_chunked(200, "application/connect+json")
+            for e in rule.get("envelopes", []):
+                payload = str(e["raw"]).encode() if "raw" in e else e.get("json")
+                h.write_chunk(connectwire.envelope(payload, int(e.get("flags", 0))))
+            h.end_chunked()
             return True
         h.fault = rule  # stream faults, applied by the Start handler
         return False

@@ -20,6 +20,21 @@ Actions:
             is reclaimed by the provider and the connection dropped
   end_error (Process/Start) end the stream with the Connect error
             `code`/`message` instead of the end event
+
+Content faults (well-formed HTTP, wrong content):
+  body      answer `status` (200 unless given) with `json` (any JSON
+            value, serialised) or `raw` (a string sent as it is), repeated
+            `repeat` times, as `content_type` (application/json unless
+            given), plus `headers`; the request is not carried out
+  patch     carry the request out, then change its JSON answer: `set`
+            {field: value} and `drop` [field] on the object (on each item
+            when the answer is an array), `status` instead of the real
+            one, `headers` added; `next_token`: an X-Next-Token the
+            listing accepts, made of that text ("{n}" in it: a number of
+            its own on each hit; without it the same token every time)
+  stream    (Process/Start) answer 200 and send `envelopes` instead of
+            running anything: each {"flags": N, "json": value} or
+            {"flags": N, "raw": "text"} (flags 2: end of stream)
 """
 
 import re

@@ -3,6 +3,7 @@
 bodies (Content-Length or chunked), JSON answers, a chunked writer that can
 be cut anywhere (for fault injection), and the request log."""
 
+import base64
 import json
 import socket
 import sys
@@ -28,6 +29,28 @@ class Server(ThreadingHTTPServer):
         if isinstance(exc, (ConnectionError, TimeoutError)):
             return
         super().handle_error(request, client_address)
+
+
+def patched(rule, obj, status, headers):
+    """The answer a `patch` fault makes of the real one (faults.py)."""
+
+    def one(o):
+        if isinstance(o, dict):
+            o = dict(o)
+            for k in rule.get("drop", []):
+                o.pop(k, None)
+            o.update(rule.get("set", {}))
+        return o
+
+    obj = [one(o) for o in obj] if isinstance(obj, list) else one(obj)
+    headers = dict(headers or {})
+    headers.update(rule.get("headers", {}))
+    if "next_token" in rule:
+        # A token /v2/sandboxes accepts (pointing at no sandbox); "{n}" in
+        # it becomes a number of this hit's own (the count left).
+        cursor = "0__" + str(rule["next_token"]).replace("{n}", str(rule.get("times", 0)))
+        headers["X-Next-Token"] = base64.urlsafe_b64encode(cursor.encode()).decode()
+    return obj, int(rule.get("status", status)), headers
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -97,6 +120,10 @@ class Handler(BaseHTTPRequestHandler):
         self.emu.log_response(self, status)
 
     def send_json(self, status, obj, headers=None):
+        rule = self.fault if getattr(self, "fault", None) and self.fault.get("action") == "patch" else None
+        if rule is not None:
+            self.fault = None  # once: an answer sent on the way is not patched twice
+            obj, status, headers = patched(rule, obj, status, headers)
         self.send_bytes(status, json.dumps(obj, separators=(",", ":")).encode(), "application/json", headers)
 
     def send_empty(self, status, headers=None):
