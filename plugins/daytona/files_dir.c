@@ -33,10 +33,13 @@ static int entries(dt_fop *f, const sbio_sdk_http_response *resp, sbio_bk_dirent
     }
     snprintf(full, n, "%s%s%s", f->path, strcmp(f->path, "/") == 0 ? "" : "/", name->valuestring);
     int is_dir = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "isDir"));
+    /* A size that is no byte count (negative, past int64) is shown as
+     * absent: converting an out-of-range double is undefined behaviour. */
+    int sized = !is_dir && cJSON_IsNumber(size) && size->valuedouble >= 0 && size->valuedouble < 9223372036854775808.0;
     sbio_bk_dirent d = {.size = sizeof d,
                         .name = name->valuestring,
                         .path = full,
-                        .bytes = is_dir || !cJSON_IsNumber(size) ? 0 : (int64_t)size->valuedouble,
+                        .bytes = sized ? (int64_t)size->valuedouble : 0,
                         .is_dir = is_dir};
     entry(user, &d);
     free(full);
