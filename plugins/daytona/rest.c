@@ -64,6 +64,9 @@ int sbio__dt_api_create(dt_ctx *ctx, const char *body, const dt_op *op, dt_recor
   int rc;
   if (sbio__dt_ok(&resp)) {
     rc = parse_record(&resp, op, out, err);
+    /* A 2xx means the sandbox was made, though the answer gives no usable
+     * id: it must be found by its name and deleted like a lost answer. */
+    *ambiguous = rc != SBIO_OK;
   } else {
     /* Without an answer, or with a server error, the POST may have been
      * carried out; a 4xx, a 429, or a request that never left means it
