@@ -44,6 +44,9 @@ int sbio__dt_record_parse(const cJSON *obj, dt_record *out, int *oom) {
   if (oom) *oom = 0;
   const cJSON *id = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, "id") : NULL;
   if (!cJSON_IsString(id) || !id->valuestring[0] || strlen(id->valuestring) >= sizeof out->id) return -1;
+  /* Escaped, the id is one path segment, except "." and "..", which the
+   * HTTP client resolves: /sandbox/.. would be a request to another route. */
+  if (strcmp(id->valuestring, ".") == 0 || strcmp(id->valuestring, "..") == 0) return -1;
   snprintf(out->id, sizeof out->id, "%s", id->valuestring);
   copy_string(obj, "name", out->name, sizeof out->name);
   copy_string(obj, "state", out->state, sizeof out->state);
