@@ -19,10 +19,19 @@ A rule:
                                    # answer with the fault (the answer is lost,
                                    # the effect is not)
    "finalState": "error",          # POST /sandbox only: the sandbox ends in
-   "errorReason": "..."}           # this state ("error", "build_failed")
+   "errorReason": "...",           # this state ("error", "build_failed")
+   # Content faults: the request is carried out, then its answer (well-formed
+   # HTTP, status kept) has the wrong content:
+   "replace": <any JSON>,          # ... this JSON instead of the real body
+   "raw": "text",                  # ... or these bytes (as text/plain) ...
+   "repeat": 1,                    # ... that many times over
+   "set": {"field": <JSON>},       # ... or the real JSON object with these
+   "drop": ["field"]}              # fields set and these removed ("{n}" in a
+                                   # string value: the rule's hit count)
 """
 
 import fnmatch
+import json
 import threading
 
 from .httpio import HttpError
@@ -30,6 +39,7 @@ from .httpio import HttpError
 _lock = threading.Lock()
 KNOWN = {
     "match", "times", "skip", "delay", "status", "retryAfter", "body", "message", "finalState", "errorReason", "after",
+    "replace", "raw", "repeat", "set", "drop",
 }  # fmt: skip
 
 
@@ -58,6 +68,7 @@ class Outcome:
         self.final_state = None
         self.error_reason = None
         self.after = False  # the failure is sent after the request was carried out
+        self.content = None  # a content fault: the rule, applied to the answer
 
 
 def take(org, surface, method, path):
@@ -85,10 +96,30 @@ def take(org, surface, method, path):
             elif r.get("body") == "drop" and out.fail is None:
                 out.fail = (0, "drop", None, {})
                 out.after = bool(r.get("after"))
+            if out.content is None and any(k in r for k in ("replace", "raw", "set", "drop")):
+                out.content = dict(r)
             if r.get("finalState"):
                 out.final_state = r["finalState"]
                 out.error_reason = r.get("errorReason", "the sandbox failed to start")
     return out
+
+
+def rewrite(rule, status, body):
+    """The answer a content fault makes of (status, JSON body): a JSON
+    value, or bytes when the rule asks for raw ones."""
+    if "raw" in rule:
+        return str(rule["raw"]).encode() * int(rule.get("repeat", 1))
+    if "replace" in rule:
+        body = rule["replace"]
+    if isinstance(body, dict) and ("set" in rule or "drop" in rule):
+        body = dict(body)
+        for k in rule.get("drop", []):
+            body.pop(k, None)
+        for k, v in rule.get("set", {}).items():
+            body[k] = v.replace("{n}", str(rule["_hits"])) if isinstance(v, str) else v
+    if int(rule.get("repeat", 1)) > 1:
+        return json.dumps(body).encode() * int(rule["repeat"])
+    return body
 
 
 def raise_failure(fail):

@@ -195,6 +195,10 @@ class Handler(BaseHTTPRequestHandler):
             status, body = srv.api.route(org, self.command, path, query, self.read_json)
         if out.fail:  # "after": done, but the answer is lost
             faults.raise_failure(out.fail)
+        if out.content is not None:
+            body = faults.rewrite(out.content, status, body)
+            if isinstance(body, bytes):
+                return self.send(status, "text/plain", body)
         self.send_json(status, body)
 
     # ----------------------------------------------------------- toolbox
@@ -211,6 +215,12 @@ class Handler(BaseHTTPRequestHandler):
         )
         if out.fail:  # "after": done, but the answer is lost
             faults.raise_failure(out.fail)
+        if out.content is not None:
+            status, body = (answer.status, None) if isinstance(answer, Raw) else (answer[0], answer[1])
+            body = faults.rewrite(out.content, status, body)
+            if isinstance(body, bytes):
+                return self.send(status, "text/plain", body)
+            return self.send_json(status, body)
         if isinstance(answer, Raw):
             return self.send(answer.status, answer.content_type, answer.body, answer.headers)
         self.send_json(*answer)
