@@ -29,15 +29,13 @@ static int present(const char *s) {
 /* "  label: value" with the value's control characters spelled out: a
  * message can quote a file name or a provider's text. */
 static void print_field(const char *label, const char *value) {
-  fputs(label, stderr);
-  cli_fputs_shown(value, stderr);
-  fputc('\n', stderr);
+  cli_print_shown_line(stderr, label, value);
 }
 
 void cli_error_print_human(const cli_error_view *e, const char *prefix) {
-  char buf[32];
-  fprintf(stderr, "%s: [%s] ", prefix, code_name(e->code, buf, sizeof buf));
-  print_field("", present(e->message) ? e->message : code_class(e->code));
+  char buf[32], lead[128];
+  snprintf(lead, sizeof lead, "%s: [%s] ", prefix, code_name(e->code, buf, sizeof buf));
+  print_field(lead, present(e->message) ? e->message : code_class(e->code));
   if (present(e->hint)) print_field("  hint: ", e->hint);
   if (present(e->backend)) print_field("  backend: ", e->backend);
   if (present(e->sandbox_id)) print_field("  sandbox: ", e->sandbox_id);

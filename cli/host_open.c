@@ -27,9 +27,9 @@ static void log_to_stderr(sbio_log_level level, const char *message, void *user)
     return;
   cli_progress_clear(); /* a line of its own, not the tail of a progress bar */
   /* Library messages quote file names, backend names and provider texts. */
-  fprintf(stderr, "sbio: %s: ", label);
-  cli_fputs_shown(message, stderr);
-  fputc('\n', stderr);
+  char lead[32];
+  snprintf(lead, sizeof lead, "sbio: %s: ", label);
+  cli_print_shown_line(stderr, lead, message);
 }
 
 static sbio_code open_host(const cli_globals *g, const char *config_file, int progress, sbio_progress_fn progress_fn,

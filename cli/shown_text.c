@@ -23,10 +23,31 @@ static size_t render_char(const char *s, size_t n, char *out, size_t *used) {
   return sbio__utf8_render_char(s, n, out, used, 1);
 }
 
+/* Rendered into a buffer and written at once: stderr is unbuffered, and a
+ * write per character let a reader see a message in hundreds of pieces,
+ * interleaved with the command's own stderr that `sbio run` copies. */
 void cli_fputs_shown(const char *s, FILE *f) {
-  size_t n = strlen(s);
+  char *shown = cli_shown_dup(s);
+  if (shown) {
+    fputs(shown, f);
+    free(shown);
+    return;
+  }
+  size_t n = strlen(s); /* out of memory: piece by piece, as shown as ever */
   char piece[12];
   for (size_t i = 0, used; i < n; i += used) fwrite(piece, 1, render_char(s + i, n - i, piece, &used), f);
+}
+
+void cli_print_shown_line(FILE *f, const char *lead, const char *value) {
+  char *shown = cli_shown_dup(value);
+  if (shown) {
+    fprintf(f, "%s%s\n", lead, shown); /* one write, also on unbuffered stderr */
+    free(shown);
+    return;
+  }
+  fputs(lead, f);
+  cli_fputs_shown(value, f);
+  fputc('\n', f);
 }
 
 char *cli_shown_dup(const char *s) {

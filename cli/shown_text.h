@@ -25,6 +25,11 @@ char *cli_utf8_valid_copy(const char *s);
  * on one line. */
 void cli_fputs_shown(const char *s, FILE *f);
 
+/* One line, lead (sbio's own text, written as is), then value as
+ * cli_fputs_shown shows it, then a line break, in a single write where
+ * memory allows: a reader never sees half a message. */
+void cli_print_shown_line(FILE *f, const char *lead, const char *value);
+
 /* The same rendering as a malloc'd string (NULL on out of memory). */
 char *cli_shown_dup(const char *s);
 

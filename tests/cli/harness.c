@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -159,6 +160,8 @@ static void start_proc(h_proc *p, const h_opts *opts, int pty_stderr, const char
   if (pty_stderr) {
     err[0] = open_pty(&slave);
     err[1] = slave;
+  } else if (opts && opts->stderr_packets) {
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, err), 0);
   } else {
     assert_int_equal(pipe(err), 0);
   }
@@ -265,10 +268,14 @@ void h_finish(h_proc *p, h_result *r) {
         open_fds--;
         continue;
       }
-      if (i == 0)
+      if (i == 0) {
         append(&r->out, &r->out_len, &out_cap, chunk, (size_t)got);
-      else
+      } else {
+        /* On a SOCK_SEQPACKET stderr one read is one of sbio's writes. */
+        const char *nl = memchr(chunk, '\n', (size_t)got);
+        if (nl != chunk + got - 1) r->err_writes_not_one_line++;
         append(&r->err, &r->err_len, &err_cap, chunk, (size_t)got);
+      }
     }
   }
   int status = 0;

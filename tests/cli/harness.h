@@ -25,12 +25,16 @@ typedef struct h_result {
    * removed from err: whether they appear depends on the day the suite
    * runs (tests/support/freshness.h), so no assertion on err sees them. */
   size_t stale_lines;
+  /* With h_opts.stderr_packets: how many of sbio's writes to stderr were
+   * not exactly one whole line (a line in pieces, or several at once). */
+  size_t err_writes_not_one_line;
 } h_result;
 
 typedef struct h_opts {
   const char *const *env; /* extra "K=V" entries, NULL-terminated, or NULL */
   int pty_stdout;         /* stdout is a pseudo-terminal */
   const char *stdin_file; /* stdin is this file; NULL: /dev/null */
+  int stderr_packets;     /* stderr is a SOCK_SEQPACKET socket: each write() arrives as one packet */
 } h_opts;
 
 /* A fresh scratch directory (HOME and XDG_CONFIG_HOME live inside it). */

@@ -97,7 +97,7 @@ static void test_fifo_config_is_refused(void **state) {
   char env_cfg[4200];
   snprintf(env_cfg, sizeof env_cfg, "SBIO_CONFIG=%s", fifo);
   const char *env[] = {env_cfg, NULL};
-  const h_opts with_env = {env, 0, NULL};
+  const h_opts with_env = {.env = env};
   h_result r;
   /* a character device is read: /dev/null is the empty configuration */
   H_RUN(&r, NULL, "config", "check", "/dev/null");

@@ -361,7 +361,7 @@ static void test_colour_only_on_a_terminal_without_no_color(void **state) {
   char *cfg = empty_config();
   h_result r;
   const char *const tty_env[] = {"TERM=xterm", NULL};
-  h_opts tty = {tty_env, 1, NULL};
+  h_opts tty = {.env = tty_env, .pty_stdout = 1};
   H_RUN(&r, &tty, "--config", cfg, "backends");
   H_ASSERT_STATUS(&r, 0);
   /* The tier is yellow (CONTAINER) on a terminal. */
@@ -369,7 +369,7 @@ static void test_colour_only_on_a_terminal_without_no_color(void **state) {
   h_result_free(&r);
 
   const char *const no_color_env[] = {"TERM=xterm", "NO_COLOR=1", NULL};
-  h_opts no_color = {no_color_env, 1, NULL};
+  h_opts no_color = {.env = no_color_env, .pty_stdout = 1};
   H_RUN(&r, &no_color, "--config", cfg, "backends");
   H_ASSERT_STATUS(&r, 0);
   assert_true(h_contains(r.out, r.out_len, "CONTAINER"));
@@ -377,7 +377,7 @@ static void test_colour_only_on_a_terminal_without_no_color(void **state) {
   h_result_free(&r);
 
   const char *const dumb_env[] = {"TERM=dumb", NULL};
-  h_opts dumb = {dumb_env, 1, NULL};
+  h_opts dumb = {.env = dumb_env, .pty_stdout = 1};
   H_RUN(&r, &dumb, "--config", cfg, "inspect", "fake");
   H_ASSERT_STATUS(&r, 0);
   assert_false(h_contains(r.out, r.out_len, "\033"));
@@ -385,14 +385,14 @@ static void test_colour_only_on_a_terminal_without_no_color(void **state) {
 
   /* Empty NO_COLOR does not count as set. */
   const char *const empty_env[] = {"TERM=xterm", "NO_COLOR=", NULL};
-  h_opts empty = {empty_env, 1, NULL};
+  h_opts empty = {.env = empty_env, .pty_stdout = 1};
   H_RUN(&r, &empty, "--config", cfg, "inspect", "fake");
   H_ASSERT_STATUS(&r, 0);
   assert_true(h_contains(r.out, r.out_len, "\033["));
   h_result_free(&r);
 
   /* Not a terminal: never. */
-  h_opts pipe_out = {tty_env, 0, NULL};
+  h_opts pipe_out = {.env = tty_env, .pty_stdout = 0};
   H_RUN(&r, &pipe_out, "--config", cfg, "backends");
   H_ASSERT_STATUS(&r, 0);
   assert_false(h_contains(r.out, r.out_len, "\033"));

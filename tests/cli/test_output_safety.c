@@ -217,6 +217,29 @@ static void test_library_warnings_are_escaped(void **state) {
   h_result_free(&r);
 }
 
+/* Each line sbio writes to stderr is one write(): a reader (a log
+ * collector, or the terminal while `sbio run` copies the command's own
+ * stderr) never gets a message in pieces. stderr is a SOCK_SEQPACKET
+ * socket here, so every write arrives as one packet. Before, a shown value
+ * went out a character per write: hundreds of pieces per message. */
+static void test_each_stderr_line_is_one_write(void **state) {
+  (void)state;
+  const char *env[] = {"OTEL_TRACES_EXPORTER=\033[2Jx\ny", NULL};
+  h_opts o = {.env = env, .stderr_packets = 1};
+  char *cfg = h_write("empty.yaml", "{}\n");
+  h_result r;
+  /* A library warning quoting hostile text, then an error with a hint. */
+  H_RUN(&r, &o, "--config", cfg, "run", "--backend", "no\033[2Jsuch://", "--", "true");
+  H_ASSERT_STATUS(&r, 78);
+  assert_true(count_lines(r.err) >= 3);
+  assert_non_null(strstr(r.err, "is not supported"));
+  assert_non_null(strstr(r.err, "  hint: "));
+  if (r.err_writes_not_one_line != 0)
+    fail_msg("%zu writes to stderr were not one whole line:\n%s", r.err_writes_not_one_line, r.err);
+  h_result_free(&r);
+  free(cfg);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hostile_config_name_in_errors),
@@ -225,6 +248,7 @@ int main(void) {
       cmocka_unit_test(test_long_multibyte_name_in_json_message),
       cmocka_unit_test(test_backend_message_is_cut_on_a_character_and_escaped),
       cmocka_unit_test(test_library_warnings_are_escaped),
+      cmocka_unit_test(test_each_stderr_line_is_one_write),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -176,7 +176,7 @@ static void test_run_stdin_reaches_the_command(void **state) {
   (void)state;
   char *cfg = empty_config();
   char *input = h_write("stdin.txt", "line one\nline two\n");
-  h_opts o = {NULL, 0, input};
+  h_opts o = {.stdin_file = input};
   h_result r;
   H_RUN(&r, &o, "--config", cfg, "run", "--stdin", "--", "cat");
   H_ASSERT_STATUS(&r, 0);
@@ -379,7 +379,10 @@ static void test_run_deadline_holds_when_stdout_is_never_read(void **state) {
   char err[65536];
   size_t err_len = 0;
   int status = -1, err_open = 1;
-  for (int i = 0; i < 300 && status < 0; i++) { /* 30 s at most */
+  /* Bounded by time, not by a count of turns: each piece of stderr is a
+   * turn, and a message written in many pieces once used up a count of 300
+   * in milliseconds. */
+  for (struct timespec now = t0; status < 0 && now.tv_sec - t0.tv_sec < 30; clock_gettime(CLOCK_MONOTONIC, &now)) {
     struct pollfd pfd = {p.err_fd, POLLIN, 0};
     if (err_open && poll(&pfd, 1, 100) > 0) {
       ssize_t n = read(p.err_fd, err + err_len, sizeof err - 1 - err_len);
@@ -504,7 +507,7 @@ static void test_run_secret_reaches_only_the_command(void **state) {
   (void)state;
   logged_config c = make_logged_config("secret");
   const char *const env[] = {"MY_SECRET_ENV=" CANARY, NULL};
-  h_opts o = {env, 0, NULL};
+  h_opts o = {.env = env};
   h_result r;
   H_RUN(&r, &o, "-vv", "--config", c.config, "run", "--secret", "TOKEN=MY_SECRET_ENV", "--", "printenv", "TOKEN");
   H_ASSERT_STATUS(&r, 0);
@@ -526,7 +529,7 @@ static void test_run_secret_stays_out_of_failures(void **state) {
   (void)state;
   logged_config c = make_logged_config("secret-fail");
   const char *const env[] = {"MY_SECRET_ENV=" CANARY, NULL};
-  h_opts o = {env, 0, NULL};
+  h_opts o = {.env = env};
   h_result r;
   H_RUN(&r, &o, "-vv", "--config", c.config, "run", "--secret", "TOKEN=MY_SECRET_ENV", "--require-isolation", "microvm",
         "--", "printenv", "TOKEN");
