@@ -35,7 +35,24 @@ static void sandbox_name(dt_instance *inst, const char *session, char *out, size
   snprintf(out, size, "sbio-%s-%u", o ? clean : "nosession", n);
 }
 
-void sbio__dt_cleanup(dt_instance *inst, const sbio_bk_call *call, const char *id_or_name, int by_name) {
+/* Deletes what `key` (an id or a name) names; *gone: it existed and was
+ * deleted. A name is looked up first: deleting by a name no sandbox has is
+ * a request for nothing, and the lookup says so without one. */
+static int delete_one(dt_ctx *ctx, const char *key, int is_name, const dt_op *op, int *gone, sbio_bk_error *err) {
+  *gone = 0;
+  if (is_name) {
+    dt_record rec;
+    int found = 0;
+    int rc = sbio__dt_api_get(ctx, key, op, &rec, &found, err);
+    if (rc != SBIO_OK || !found) return rc;
+    sbio__dt_record_free(&rec);
+  }
+  return sbio__dt_api_delete(ctx, key, op, gone, err);
+}
+
+void sbio__dt_cleanup(dt_instance *inst, const sbio_bk_call *call, const char *id, const char *name) {
+  if (id && !id[0]) id = NULL;
+  if (!id && !name) return;
   /* The failed call's deadline may have passed, or it may be cancelled:
    * the clean-up has a budget of its own and is never cancelled. */
   sbio_bk_call own;
@@ -43,27 +60,19 @@ void sbio__dt_cleanup(dt_instance *inst, const sbio_bk_call *call, const char *i
   dt_ctx ctx;
   sbio_bk_error err = {.size = sizeof err};
   char what[300];
-  snprintf(what, sizeof what, "deleting sandbox %s after a failed create", id_or_name);
+  snprintf(what, sizeof what, "deleting sandbox %s after a failed create", id ? id : name);
   dt_op op = {what, SBIO_E_CONNECT, SBIO_E_CONNECT, SBIO_E_CONNECT};
-  int existed = 0, rc = sbio__dt_ctx_init(&ctx, inst, &own, NULL, &err);
-  if (rc == SBIO_OK && by_name) {
-    /* The POST's answer was lost: is there a sandbox by that name? */
-    dt_record rec;
-    int found = 0;
-    rc = sbio__dt_api_get(&ctx, id_or_name, &op, &rec, &found, &err);
-    if (rc == SBIO_OK && !found) {
-      sbio__dt_ctx_done(&ctx);
-      return;
-    }
-    if (rc == SBIO_OK) sbio__dt_record_free(&rec);
-  }
-  if (rc == SBIO_OK) rc = sbio__dt_api_delete(&ctx, id_or_name, &op, &existed, &err);
+  int gone = 0, rc = sbio__dt_ctx_init(&ctx, inst, &own, NULL, &err);
+  if (rc == SBIO_OK && id) rc = delete_one(&ctx, id, 0, &op, &gone, &err);
+  /* No id, or the answer's id named no sandbox: the name create chose is
+   * the one handle left on what it made. */
+  if (rc == SBIO_OK && !gone && name) rc = delete_one(&ctx, name, 1, &op, &gone, &err);
   sbio__dt_ctx_done(&ctx);
   if (rc != SBIO_OK)
     sbio__dt_log(inst, SBIO_BK_LOG_ERROR,
                  "daytona: could not delete sandbox %s after a failed create: %s; "
                  "`sbio reap --kill --backend daytona` removes it",
-                 id_or_name, err.message);
+                 id ? id : name, err.message);
 }
 
 /* After POST /sandbox answered: wait until started and find the toolbox. */
@@ -103,10 +112,10 @@ int sbio__dt_op_create(void *instance, const sbio_bk_create_req *req, const sbio
   free(body);
   dt_sandbox *sb = NULL;
   if (rc != SBIO_OK) {
-    if (ambiguous) sbio__dt_cleanup(inst, call, name, 1);
+    if (ambiguous) sbio__dt_cleanup(inst, call, NULL, name);
   } else {
     rc = finish(&ctx, &rec, &sb, err);
-    if (rc != SBIO_OK) sbio__dt_cleanup(inst, call, rec.id, 0);
+    if (rc != SBIO_OK) sbio__dt_cleanup(inst, call, rec.id, name);
     sbio__dt_record_free(&rec);
   }
   sbio__dt_ctx_done(&ctx);

@@ -32,8 +32,11 @@ int sbio__dt_op_kill_managed(void *instance, const char *id, const sbio_bk_call 
 int sbio__dt_sandbox_new(dt_instance *inst, const char *id, const char *toolbox, dt_sandbox **out, sbio_bk_error *err);
 /* Fills what the core's info struct has room for. */
 void sbio__dt_fill_info(sbio_bk_sandbox_info *info, const char *id);
-/* Deletes a sandbox after a failed create or connect, under a deadline of
- * its own (the failed call's may have passed); logs what it could not do. */
-void sbio__dt_cleanup(dt_instance *inst, const sbio_bk_call *call, const char *id_or_name, int by_name);
+/* Deletes a sandbox after a failed create, under a deadline of its own
+ * (the failed call's may have passed); logs what it could not do. By `id`
+ * when there is one; by `name` (the one create gave it) when there is no
+ * id, or the id found nothing: an answer whose id is not the sandbox's must
+ * not leave the sandbox it made running and billed. Either may be NULL. */
+void sbio__dt_cleanup(dt_instance *inst, const sbio_bk_call *call, const char *id, const char *name);
 
 #endif

@@ -46,22 +46,6 @@ static size_t stray_requests(dtf *f) {
   return n;
 }
 
-/* Deletes every sandbox of this key through the raw API. */
-static void remove_all(dtf *f) {
-  char *body = NULL;
-  dtf_api(f, "GET", "/sandbox", NULL, &body);
-  cJSON *doc = body ? cJSON_Parse(body) : NULL;
-  free(body);
-  const cJSON *items = cJSON_IsArray(doc) ? doc : cJSON_GetObjectItem(doc, "items");
-  const cJSON *it;
-  cJSON_ArrayForEach(it, items) {
-    char path[300];
-    snprintf(path, sizeof path, "/sandbox/%s", cJSON_GetObjectItem(it, "id")->valuestring);
-    dtf_api(f, "DELETE", path, NULL, NULL);
-  }
-  cJSON_Delete(doc);
-}
-
 /* The POST made a sandbox but its answer is no record: the error says so,
  * and the sandbox is found by its name and deleted. */
 static void test_create_answer_that_is_not_a_record(void **state) {
@@ -107,11 +91,10 @@ static void test_create_answer_with_a_hostile_id(void **state) {
     dtf_org(&f, org);
     assert_int_not_equal(try_create(&f, 10, err), SBIO_OK);
     assert_int_equal(stray_requests(&f), 0);
-    if (i < 2 && dtf_alive(&f) != 0) fail_msg("id %s left a sandbox", ids[i]);
-    /* The others are escaped into one segment, looked up and deleted by
-     * that (wrong) id: Daytona answers 404 and the sandbox it made under
-     * its real id stays (see the report); removed here by hand. */
-    remove_all(&f);
+    /* "." and ".." are refused; the others are escaped into one segment
+     * and deleted by that (wrong) id, which Daytona answers 404: the
+     * sandbox made under its real id is then deleted by its name. */
+    if (dtf_alive(&f) != 0) fail_msg("id %s left a sandbox", ids[i]);
   }
   /* 10 KiB */
   size_t n = 10 * 1024;
