@@ -111,6 +111,7 @@ def main():
     ap.add_argument("-n", type=int, default=15)
     ap.add_argument("--bytes", type=int, default=256 << 20)
     ap.add_argument("--concurrent", type=int, default=16)
+    ap.add_argument("--rounds", type=int, default=3, help="bursts per client in the concurrency rows")
     args = ap.parse_args()
     sock = args.host[len("unix://"):]
     env = dict(os.environ, DOCKER_HOST=args.host)
@@ -183,23 +184,45 @@ def main():
     warm.remove(force=True)
 
     # ---- concurrency
+    # Each client's burst runs `rounds` times, the first to go rotating, and
+    # the median is reported: a burst that follows the 256 MiB stream or
+    # another client's burst meets an engine still removing containers, and
+    # a fixed order gave that cost to whichever client came first.
     k = args.concurrent
+
+    def sbio_burst():
+        s = sbio_bench(args, "concurrent", k)
+        return s["wall_s"], s["cpu_s"], s["ok"]
+
+    def cli_burst():
+        c0, t0 = child_cpu(), time.monotonic()
+        procs = [subprocess.Popen(cli + ["run", "--rm"] + HARDENING + [args.image, "true"], stdout=subprocess.DEVNULL)
+                 for _ in range(k)]
+        ok = sum(p.wait() == 0 for p in procs)
+        return time.monotonic() - t0, child_cpu() - c0, ok
+
+    def sdk_burst():
+        results = []
+        c0, t0 = self_cpu(), time.monotonic()
+        threads = [threading.Thread(target=lambda: (sdk_cycle(), results.append(1))) for _ in range(k)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return time.monotonic() - t0, self_cpu() - c0, len(results)
+
+    bursts = [("libsandboxio, %d threads" % k, sbio_burst), ("%d × `docker run --rm` in parallel" % k, cli_burst),
+              ("docker-py, %d threads" % k, sdk_burst)]
+    runs = [[] for _ in bursts]
+    for r in range(args.rounds):
+        for i in range(len(bursts)):
+            j = (r + i) % len(bursts)
+            runs[j].append(bursts[j][1]())
     conc = []
-    s = sbio_bench(args, "concurrent", k)
-    conc.append(("libsandboxio, %d threads" % k, s["wall_s"], s["cpu_s"], s["ok"]))
-    c0, t0 = child_cpu(), time.monotonic()
-    procs = [subprocess.Popen(cli + ["run", "--rm"] + HARDENING + [args.image, "true"], stdout=subprocess.DEVNULL)
-             for _ in range(k)]
-    ok = sum(p.wait() == 0 for p in procs)
-    conc.append(("%d × `docker run --rm` in parallel" % k, time.monotonic() - t0, child_cpu() - c0, ok))
-    results = []
-    c0, t0 = self_cpu(), time.monotonic()
-    threads = [threading.Thread(target=lambda: (sdk_cycle(), results.append(1))) for _ in range(k)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    conc.append(("docker-py, %d threads" % k, time.monotonic() - t0, self_cpu() - c0, len(results)))
+    for (name, _), got in zip(bursts, runs):
+        got.sort()
+        wall, c, ok = got[len(got) // 2]
+        conc.append((name, wall, c, min(g[2] for g in got)))
 
     # ---- report
     ver = client.version()
@@ -230,6 +253,7 @@ def main():
         print("| %s | %.2f | %.0f | %.2f |" % (name, sec, args.bytes / 1048576 / sec, c))
     print()
     print("### %d sandboxes created and used concurrently (create → exec → destroy each)\n" % k)
+    print("Median of %d bursts per client, the order rotating; \"succeeded\" is the worst burst's.\n" % args.rounds)
     print("| client | wall s | client CPU s | succeeded |")
     print("|---|---|---|---|")
     for name, wall, c, ok in conc:

@@ -53,6 +53,6 @@ YAML
 export SBIO_BACKEND_PATH= SBIO_CONFIG=
 # SBIO_BENCH_QUICK=1 (bench/lib/common.sh): one run per cell, small sizes.
 quick=()
-[ "${SBIO_BENCH_QUICK:-0}" = 1 ] && quick=(-n 1 --bytes 1048576 --concurrent 2)
+[ "${SBIO_BENCH_QUICK:-0}" = 1 ] && quick=(-n 1 --bytes 1048576 --concurrent 2 --rounds 1)
 /usr/bin/python3 "$here/bench.py" --host "$host" --image "$image" --sbio "$build/bin/sbio" \
   --sbio-bench "$work/sbio_bench" --raw-exec "$work/raw_exec" --raw-run "$work/raw_run" --config "$work/config.yaml" "$@" "${quick[@]}"
