@@ -140,7 +140,12 @@ static sbio_code apply_layer(const sbio__config_src *ctx, sbio__config *cfg, sbi
     l->v.n_backend_path = 0;
   }
   replace_string(&cfg->default_backend, &l->v.default_backend);
-  if (l->v.require_isolation_set) {
+  /* The floor is the one key a later layer cannot replace downwards: a
+   * drop-in a package ships, or the user's own file, saying `container`
+   * must not undo an operator's `microvm` in /etc. Across layers the
+   * strictest floor stands, as it does against a caller's requirement. */
+  if (l->v.require_isolation_set && (!cfg->require_isolation_set ||
+                                     sbio_tier_rank(l->v.require_isolation) > sbio_tier_rank(cfg->require_isolation))) {
     cfg->require_isolation_set = 1;
     cfg->require_isolation = l->v.require_isolation;
   }

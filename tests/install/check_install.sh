@@ -67,6 +67,18 @@ check() {
   # The operator's config.yaml there too.
   printf 'require_isolation: gvisor\n' >"$p/etc/sandboxio/config.yaml"
   "$p/bin/sbio" backends --json | quiet_grep '"isolation_floor":"GVISOR"' || fail "$p/etc/sandboxio/config.yaml was not read"
+  # A later layer (the user's file here, a package's drop-in alike) cannot
+  # lower that floor: the run is refused (78) and nothing reaches the fake.
+  mkdir -p "$XDG_CONFIG_HOME/sandboxio"
+  printf 'require_isolation: container\nbackends:\n  fake:\n    settings: {call_log: %s}\n' "$work/fake.log" \
+    >"$XDG_CONFIG_HOME/sandboxio/config.yaml"
+  "$p/bin/sbio" backends --json | quiet_grep '"isolation_floor":"GVISOR"' || fail "a user file lowered the floor"
+  rc=0
+  "$p/bin/sbio" run -b fake:// -- echo lowered 2>"$work/run.err" || rc=$?
+  [ "$rc" = 78 ] || fail "a run under a floor a later layer tried to lower exited $rc, not 78: $(cat "$work/run.err")"
+  quiet_grep 'SBX_E1000.*required isolation GVISOR' "$work/run.err" || fail "not refused for the floor: $(cat "$work/run.err")"
+  if [ -e "$work/fake.log" ] && quiet_grep '^create' "$work/fake.log"; then fail "a create reached the fake"; fi
+  rm -f "$XDG_CONFIG_HOME/sandboxio/config.yaml" "$work/fake.log"
   rm "$p/etc/sandboxio/config.yaml"
   out=$("$p/bin/sbio" run -b fake:// -- echo installed-ok) || fail "sbio run failed"
   [ "$out" = installed-ok ] || fail "the installed sbio printed '$out'"

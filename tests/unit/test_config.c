@@ -851,6 +851,51 @@ static void test_layers(void **state) {
   sbio__config_free(&cfg);
 }
 
+/* The fleet floor only rises from layer to layer: a package's drop-in or
+ * the user's own file cannot replace the operator's floor with a weaker
+ * one, and one that asks for more raises it. */
+static void test_layers_never_lower_the_floor(void **state) {
+  (void)state;
+  char sys[256], dir[300], confd[320], xdg[256], xdgdir[300];
+  snprintf(sys, sizeof sys, "%s/etc", tmp_root);
+  snprintf(dir, sizeof dir, "%s/sandboxio", sys);
+  snprintf(confd, sizeof confd, "%s/conf.d", dir);
+  snprintf(xdg, sizeof xdg, "%s/home-config", tmp_root);
+  snprintf(xdgdir, sizeof xdgdir, "%s/sandboxio", xdg);
+  make_dir(sys);
+  make_dir(dir);
+  make_dir(confd);
+  make_dir(xdg);
+  make_dir(xdgdir);
+  write_file(dir, "config.yaml", "require_isolation: gvisor\n");
+  write_file(confd, "50-package.yaml", "require_isolation: container\n");
+  write_file(xdgdir, "config.yaml", "require_isolation: Container\n");
+
+  sbio__config cfg;
+  sbio__config_init(&cfg);
+  assert_int_equal(sbio__config_load(&cfg, NULL, sys, xdg, err), SBIO_OK);
+  assert_int_equal(cfg.n_files_read, 3);
+  assert_int_equal(cfg.require_isolation_set, 1);
+  assert_int_equal(cfg.require_isolation, SBIO_TIER_GVISOR);
+  sbio__config_free(&cfg);
+
+  /* a later layer that asks for more raises it */
+  write_file(xdgdir, "config.yaml", "require_isolation: microvm\n");
+  sbio__config_init(&cfg);
+  assert_int_equal(sbio__config_load(&cfg, NULL, sys, xdg, err), SBIO_OK);
+  assert_int_equal(cfg.require_isolation, SBIO_TIER_MICROVM);
+  sbio__config_free(&cfg);
+
+  /* a floor set only by a later layer is taken as it is */
+  write_file(dir, "config.yaml", "default_backend: fake\n");
+  write_file(xdgdir, "config.yaml", "default_backend: fake\n");
+  sbio__config_init(&cfg);
+  assert_int_equal(sbio__config_load(&cfg, NULL, sys, xdg, err), SBIO_OK);
+  assert_int_equal(cfg.require_isolation_set, 1);
+  assert_int_equal(cfg.require_isolation, SBIO_TIER_CONTAINER);
+  sbio__config_free(&cfg);
+}
+
 static void test_missing_and_unreadable(void **state) {
   (void)state;
   sbio__config cfg;
@@ -948,6 +993,7 @@ int main(void) {
       cmocka_unit_test(test_syntax_errors),
       cmocka_unit_test(test_limits),
       cmocka_unit_test_setup_teardown(test_layers, setup_files, teardown_files),
+      cmocka_unit_test_setup_teardown(test_layers_never_lower_the_floor, setup_files, teardown_files),
       cmocka_unit_test_setup_teardown(test_missing_and_unreadable, setup_files, teardown_files),
       cmocka_unit_test_setup_teardown(test_file_limits, setup_files, teardown_files),
       cmocka_unit_test(test_example_config_is_valid),
