@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #define CLEANUP_S 15.0
 
@@ -77,27 +78,57 @@ static int no_such_image(const sbio_sdk_http_response *resp) {
   return resp->outcome == SBIO_SDK_HTTP_ANSWERED && resp->status == 404 && resp->body && strstr(resp->body, "image");
 }
 
-static int post_create(dk_instance *inst, const char *body, const sbio_bk_call *call, char *id, size_t id_size,
-                       sbio_sdk_http_response *resp) {
-  if (sbio__dk_send(inst, "POST", "/containers/create", body, call, resp) != 0 || resp->status != 201) return -1;
+/* "sbio-<session>-<16 random hex>": the session (the host's, letters and
+ * digits only, so the name is one docker accepts) says whose it is, the
+ * random part makes it unique whatever the process or the session. */
+int sbio__dk_container_name(const sbio_bk_create_req *req, char *name, size_t size, sbio_bk_error *err) {
+  char session[33];
+  size_t n = 0;
+  for (const char *p = req->session_id ? req->session_id : ""; *p && n + 1 < sizeof session; p++)
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) session[n++] = *p;
+  session[n] = '\0';
+  unsigned char raw[8];
+  if (size < DK_CONTAINER_NAME_MAX || getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+    return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "docker create: no randomness for the container's name");
+  char hex[17];
+  for (size_t i = 0; i < sizeof raw; i++) snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+  snprintf(name, size, "sbio-%s-%s", n ? session : "nosession", hex);
+  return SBIO_OK;
+}
+
+/* 0 with the id; -1 when the engine did not answer 201; -2 when it did
+ * (so a container exists) but the answer has no id to use, resp->error
+ * saying what was wrong with it (never the body: it may echo the request). */
+static int post_create(dk_instance *inst, const char *body, const char *name, const sbio_bk_call *call, char *id,
+                       size_t id_size, sbio_sdk_http_response *resp) {
+  char path[32 + DK_CONTAINER_NAME_MAX];
+  snprintf(path, sizeof path, "/containers/create?name=%s", name);
+  if (sbio__dk_send(inst, "POST", path, body, call, resp) != 0 || resp->status != 201) return -1;
   cJSON *root = cJSON_ParseWithLength(resp->body, resp->len);
   const cJSON *cid = root ? cJSON_GetObjectItemCaseSensitive(root, "Id") : NULL;
-  int ok = cJSON_IsString(cid) && cid->valuestring && strlen(cid->valuestring) >= 12 &&
-           strlen(cid->valuestring) < id_size &&
-           strspn(cid->valuestring, "0123456789abcdef") == strlen(cid->valuestring);
+  /* A Docker (and Podman) container id is 64 lowercase hex digits; only
+   * that is ever put into a request path. */
+  int ok = cJSON_IsString(cid) && cid->valuestring && strlen(cid->valuestring) == 64 && id_size > 64 &&
+           strspn(cid->valuestring, "0123456789abcdef") == 64;
   if (ok) snprintf(id, id_size, "%s", cid->valuestring);
+  if (!root)
+    snprintf(resp->error, sizeof resp->error, "its answer is not JSON");
+  else if (!cid)
+    snprintf(resp->error, sizeof resp->error, "its answer has no Id");
+  else if (!ok)
+    snprintf(resp->error, sizeof resp->error, "its answer's Id is not 64 hex digits");
   cJSON_Delete(root);
-  if (!ok) snprintf(resp->error, sizeof resp->error, "the engine's create answer has no container id");
   return ok ? 0 : -2;
 }
 
-int sbio__dk_create_container(dk_instance *inst, const char *body, const char *image, const sbio_bk_call *call,
-                              char *id, size_t id_size, sbio_bk_error *err) {
+int sbio__dk_create_container(dk_instance *inst, const char *body, const char *name, const char *image,
+                              const sbio_bk_call *call, char *id, size_t id_size, int *left, sbio_bk_error *err) {
   dk_pull policy = inst->settings.pull;
+  *left = 0;
   int rc = policy == DK_PULL_ALWAYS ? sbio__dk_image_pull(inst, image, call, err) : SBIO_OK;
   for (int attempt = 0; rc == SBIO_OK; attempt++) {
     sbio_sdk_http_response resp;
-    int r = post_create(inst, body, call, id, id_size, &resp);
+    int r = post_create(inst, body, name, call, id, id_size, &resp);
     if (r == 0) {
       sbio_sdk_http_response_free(&resp);
       return SBIO_OK;
@@ -117,6 +148,9 @@ int sbio__dk_create_container(dk_instance *inst, const char *body, const char *i
       rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "create the container", err);
     }
     sbio_sdk_http_response_free(&resp);
+    /* The engine made a container whose id its answer did not give: the
+     * name it was given is the one handle left on it. */
+    if (r == -2) *left = !sbio__dk_discard(inst, name, call, CLEANUP_S, DK_DISCARD_DEADLINE_MARGIN, err);
   }
   return rc;
 }
@@ -239,7 +273,8 @@ int sbio__dk_discard(dk_instance *inst, const char *id, const sbio_bk_call *call
   if (sbio__dk_remove_container(inst, id, &cleanup, &removed, &why) == SBIO_OK) return 1;
   if (err && err->message[0]) {
     size_t n = strlen(err->message);
-    snprintf(err->message + n, sizeof err->message - n, "; removing container %.12s also failed: %s", id, why.message);
+    snprintf(err->message + n, sizeof err->message - n, "; removing container %.*s also failed: %s", sbio__dk_shown(id),
+             id, why.message);
     snprintf(err->hint, sizeof err->hint, "%s", DK_REAP_HINT);
   } else if (err) {
     *err = why;
@@ -258,10 +293,14 @@ int sbio__dk_op_create(void *instance, const sbio_bk_create_req *req, const sbio
   int rc = sbio__dk_prepare(inst, req, call, &image, runtime, sizeof runtime, err);
   if (rc != SBIO_OK) return rc;
 
+  char name[DK_CONTAINER_NAME_MAX];
+  rc = sbio__dk_container_name(req, name, sizeof name, err);
+  if (rc != SBIO_OK) return rc;
   char *body = create_body(inst, req, image, runtime);
   if (!body) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the create request");
   char id[72] = "";
-  rc = sbio__dk_create_container(inst, body, image, call, id, sizeof id, err);
+  int left = 0;
+  rc = sbio__dk_create_container(inst, body, name, image, call, id, sizeof id, &left, err);
   free(body);
   if (rc != SBIO_OK) return rc;
 

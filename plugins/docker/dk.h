@@ -32,7 +32,10 @@
 #define DK_LABEL_SESSION "io.sandboxio.session"
 #define DK_LABEL_TIMEOUT "io.sandboxio.timeout"
 #define DK_LABEL_META "io.sandboxio.meta."
-#define DK_REAP_HINT "`sbio reap --backend docker --kill` removes what is left"
+#define DK_REAP_HINT "`sbio reap --kill --backend docker` removes what is left"
+/* A container's name: "sbio-<session>-<16 random hex>" (docker's names are
+ * [a-zA-Z0-9][a-zA-Z0-9_.-]+); with the NUL, at most this long. */
+#define DK_CONTAINER_NAME_MAX 64
 
 /* The API versions this backend speaks. Requests use the 1.41 subset; the
  * changes up to DK_API_COMPAT_MAX do not touch it (docs/backends/docker.md). */
@@ -61,6 +64,10 @@ typedef struct dk_sandbox {
   atomic_int killed;  /* set by kill; an exec in flight ends */
 } dk_sandbox;
 
+/* How many characters of `id` a message shows: 12 of a 64-hex id (what
+ * callers see), a name whole. */
+int sbio__dk_shown(const char *id);
+
 /* Host clock (the deadline's clock). */
 int64_t sbio__dk_now(const dk_instance *inst);
 
@@ -73,7 +80,12 @@ int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *re
 /* The steps of a create that the one-shot run (run.c) shares:
  * - prepare: every check that needs no container (the request, the image
  *   reference, the engine's API version), and the runtime to ask for;
- * - create_container: POST /containers/create, pulling as the policy says;
+ * - container_name: a name of the container's own, unique per create;
+ * - create_container: POST /containers/create?name=NAME, pulling as the
+ *   policy says. A 201 whose answer has no usable id (not JSON, no Id, an
+ *   Id that is not 64 hex digits) made a container all the same: it is
+ *   removed by its name, and *left says whether that was not confirmed
+ *   (the error then says so and hints at `sbio reap`);
  * - start_container: `program` names the main process's program for the
  *   message when the image lacks it;
  * - observe_mechanism: the runtime the container really got (Podman's
@@ -88,8 +100,9 @@ int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *re
  *   err's message (err may be NULL; an empty err gets the failure). */
 int sbio__dk_prepare(dk_instance *inst, const sbio_bk_create_req *req, const sbio_bk_call *call, const char **image,
                      char *runtime, size_t size, sbio_bk_error *err);
-int sbio__dk_create_container(dk_instance *inst, const char *body, const char *image, const sbio_bk_call *call,
-                              char *id, size_t id_size, sbio_bk_error *err);
+int sbio__dk_container_name(const sbio_bk_create_req *req, char *name, size_t size, sbio_bk_error *err);
+int sbio__dk_create_container(dk_instance *inst, const char *body, const char *name, const char *image,
+                              const sbio_bk_call *call, char *id, size_t id_size, int *left, sbio_bk_error *err);
 int sbio__dk_start_container(dk_instance *inst, const char *id, const char *program, const sbio_bk_call *call,
                              sbio_bk_error *err);
 int sbio__dk_observe_mechanism(dk_instance *inst, const char *id, const char *runtime, int need_running,
@@ -116,7 +129,8 @@ int sbio__dk_op_connect(void *instance, const char *id, const sbio_bk_call *call
 int sbio__dk_op_kill(void *sandbox, const sbio_bk_call *call, sbio_bk_error *err);
 void sbio__dk_op_release(void *sandbox);
 dk_sandbox *sbio__dk_sandbox_new(dk_instance *inst, const char *id, const char *mechanism);
-/* Removes a container (force, with its anonymous volumes); 404 is success. */
+/* Removes a container (force, with its anonymous volumes); 404 is success.
+ * `id` may also be the container's name. */
 int sbio__dk_remove_container(dk_instance *inst, const char *id, const sbio_bk_call *call, int *removed,
                               sbio_bk_error *err);
 

@@ -287,8 +287,9 @@ static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio
     sbio__dk_attach_flush(&r->io); /* whatever was held is the command's */
     if (waited == -2) {
       *removed = remove_now(r, NULL);
-      return sbio_sdk_error(err, SBIO_E_EXEC, NULL, "docker: sandbox %.12s ran its command, but %s%s", r->id,
-                            r->exited.resp.error, *removed ? "" : "; the container may remain");
+      return sbio_sdk_error(err, SBIO_E_EXEC, *removed ? NULL : DK_REAP_HINT,
+                            "docker: sandbox %.12s ran its command, but %s%s", r->id, r->exited.resp.error,
+                            *removed ? "" : "; its removal was not confirmed: the container may remain");
     }
     if (r->exited.resp.outcome == SBIO_SDK_HTTP_TIMEOUT)
       e = END_DEADLINE;
@@ -296,11 +297,14 @@ static int follow(one_shot *r, int64_t start, int *exit_code, int *removed, sbio
       e = END_CANCELLED;
     else {
       *removed = remove_now(r, NULL);
-      return sbio_sdk_error(err, SBIO_E_EXEC, "check that the Docker engine is running (it may have restarted)",
+      return sbio_sdk_error(err, SBIO_E_EXEC,
+                            *removed ? "check that the Docker engine is running (it may have restarted)"
+                                     : "check that the Docker engine is running (it may have restarted); then "
+                                       "`sbio reap --kill --backend docker` removes what is left",
                             "docker: lost the Docker engine at %s while sandbox %.12s ran its command (%s)%s",
                             r->inst->endpoint.display, r->id,
                             r->exited.resp.error[0] ? r->exited.resp.error : "its exit code never came",
-                            *removed ? "" : "; the container may remain");
+                            *removed ? "" : "; its removal was not confirmed: the container may remain");
     }
   }
   *exit_code = 137;
@@ -336,14 +340,17 @@ int sbio__dk_op_run(void *instance, const sbio_bk_run_req *req, const sbio_bk_ca
   char runtime[64], mechanism[64] = "";
   int rc = check_command(req->exec, err);
   if (rc == SBIO_OK) rc = sbio__dk_prepare(inst, req->create, call, &image, runtime, sizeof runtime, err);
+  char name[DK_CONTAINER_NAME_MAX];
+  if (rc == SBIO_OK) rc = sbio__dk_container_name(req->create, name, sizeof name, err);
   if (rc != SBIO_OK) return rc;
   char *body = run_body(inst, req, image, runtime);
   if (!body) return sbio_sdk_error(err, SBIO_E_INTERNAL, NULL, "out of memory building the create request");
   one_shot r = {.inst = inst, .req = req, .call = call};
-  rc = sbio__dk_create_container(inst, body, image, call, r.id, sizeof r.id, err);
+  int left = 0;
+  rc = sbio__dk_create_container(inst, body, name, image, call, r.id, sizeof r.id, &left, err);
   free(body);
   if (rc != SBIO_OK) {
-    *removed = 1; /* nothing was made */
+    *removed = !left; /* nothing was made, or what was made is removed */
     return rc;
   }
 

@@ -20,6 +20,12 @@ dk_sandbox *sbio__dk_sandbox_new(dk_instance *inst, const char *id, const char *
   return sb;
 }
 
+int sbio__dk_shown(const char *id) {
+  size_t n = strlen(id);
+  if (n == 64 && strspn(id, "0123456789abcdef") == 64) return 12;
+  return n < 72 ? (int)n : 72;
+}
+
 int sbio__dk_remove_container(dk_instance *inst, const char *id, const sbio_bk_call *call, int *removed,
                               sbio_bk_error *err) {
   char path[200];
@@ -37,7 +43,7 @@ int sbio__dk_remove_container(dk_instance *inst, const char *id, const sbio_bk_c
     rc = SBIO_OK;
   } else {
     char what[128];
-    snprintf(what, sizeof what, "remove container %.12s", id);
+    snprintf(what, sizeof what, "remove container %.*s", sbio__dk_shown(id), id);
     rc = sbio__dk_fail(inst, &resp, SBIO_E_CONNECT, SBIO_E_CONNECT, what, err);
     if (err) snprintf(err->hint, sizeof err->hint, "%s", DK_REAP_HINT);
   }

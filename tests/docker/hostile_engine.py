@@ -3,7 +3,7 @@
 """A scripted fake Docker Engine API on a unix socket, for the docker
 backend's tests against an engine that answers badly.
 
-    hostile_engine.py SOCKET LOG MODE
+    hostile_engine.py SOCKET LOG MODE[+DELETE_FAULT]
 
 It answers, as an engine would, every request the backend makes on the
 one-shot `sbio run` path and on the create/exec path (ping, info, version,
@@ -14,6 +14,19 @@ a listing is an exec whose output the engine makes up), the pull
 one of those answers bad (MODES below; "good" makes none). Every request is appended to LOG as "METHOD PATH",
 PATH without its /vX.Y prefix, before it is answered, so a test can check
 what the backend asked for (a DELETE of a container it had made).
+
+It keeps the containers it made as an engine does, and after every change
+writes them to LOG.containers, one "ID NAME" a line, so a test can check
+that none is left: a create that answered 201 made one, whatever the
+answer's body said (create_not_json and the like); `?name=` names it
+(checked as the Engine API checks a name: /?[a-zA-Z0-9][a-zA-Z0-9_.-]+,
+400 when not, 409 when in use); DELETE /containers/{id-or-name} removes it
+by its id, its name or a unique prefix of its id (404 for anything else);
+with HostConfig.AutoRemove the command's end (its attach stream's end)
+removes it. A DELETE_FAULT (delete_500, delete_drop) after a "+" makes
+every DELETE of a container it holds fail that way, and AutoRemove fail
+too (as autoremove_fails), on top of MODE (the fault that makes the
+backend remove the container).
 
 Python's standard library only. HTTP/1.1 by hand: keep-alive, chunked
 answers, and the attach's "Connection: Upgrade" / "Upgrade: tcp" answered
@@ -44,6 +57,9 @@ MODES = {
     "create_no_id": "create answers 201 with JSON without an Id",
     "create_id_not_hex": "create answers 201 with an Id that is a path, not hex",
     "create_id_huge": "create answers 201 with an Id of 100000 hex digits",
+    "create_id_empty": "create answers 201 with {\"Id\": \"\"}",
+    "create_id_dotdot": "create answers 201 with {\"Id\": \"../x\"}",
+    "create_id_short": "create answers 201 with the first 12 hex digits of the id",
     "create_echo_secret": "create answers 500 with the request's secret env value in its message",
     "inspect_echo_secret": "inspect answers 500 with the secret env value in its message",
     "inspect_runtime_missing": "inspect has no HostConfig.Runtime",
@@ -121,7 +137,15 @@ MODES = {
     "pull_no_final_status": "the pull's stream ends after a Downloading line, no final status",
     "pull_cut": "the pull's chunked stream stops mid-line and the connection closes",
     "pull_progress_weird": "the pull's progress numbers are negative, huge, strings",
+    # ---- removal
+    "command_hangs": "the command never ends: its attach stream and waits stay silent (the deadline comes)",
+    "autoremove_fails": "AutoRemove fails: the container stays, the removed wait answers an Error",
+    # ---- DELETE faults, after a "+" (e.g. good+delete_500)
+    "delete_500": "every DELETE of a container the engine holds answers 500 and removes nothing; AutoRemove fails",
+    "delete_drop": "every DELETE of a container the engine holds: the connection closes, no answer; AutoRemove fails",
 }
+DELETE_FAULTS = ("delete_500", "delete_drop")
+NAME_RE = re.compile(r"^/?[a-zA-Z0-9][a-zA-Z0-9_.-]+$")
 
 OUTPUT = b"hello from the hostile engine\n"
 FILE_BYTES = b"the right bytes of f.txt\n"
@@ -167,14 +191,61 @@ def stat_header(doc):
 
 
 class Engine:
-    def __init__(self, log_path, mode):
+    def __init__(self, log_path, mode, delete_fault=None):
         self.log_path = log_path
         self.mode = mode
+        self.delete_fault = delete_fault
+        self.containers = {}  # id -> {"name": ..., "auto_remove": bool}
+        self.gone = threading.Event()  # a DELETE removed the container
         self.lock = threading.Lock()
         self.started = threading.Event()  # POST /containers/ID/start came
         self.exited = threading.Event()  # the attach stream ended: the command "exited"
         self.runtime = "runc"  # HostConfig.Runtime of the create, echoed by inspect
         self.exec_cmd = []  # the Cmd of the last exec create
+
+    def save(self):
+        """The containers it holds, to LOG.containers (under self.lock)."""
+        with open(self.log_path + ".containers.tmp", "w") as f:
+            for cid, c in self.containers.items():
+                f.write("%s %s\n" % (cid, c["name"]))
+        os.replace(self.log_path + ".containers.tmp", self.log_path + ".containers")
+
+    def add(self, name, auto_remove):
+        with self.lock:
+            self.containers[CID] = {"name": name, "auto_remove": auto_remove}
+            self.save()
+
+    def find(self, key):
+        """The id of the container `key` names: its id, its name, or a
+        unique prefix of its id (as the engine resolves them)."""
+        with self.lock:
+            for cid, c in self.containers.items():
+                if key == cid or key == c["name"]:
+                    return cid
+            hits = [cid for cid in self.containers if key and cid.startswith(key)]
+            return hits[0] if len(hits) == 1 else None
+
+    def remove(self, cid):
+        with self.lock:
+            self.containers.pop(cid, None)
+            self.save()
+        self.gone.set()
+
+    def removal_fails(self):
+        """The engine's own removal (AutoRemove) fails: autoremove_fails,
+        and every DELETE fault (an engine that cannot remove a container
+        cannot either way: a busy device, a broken storage driver)."""
+        return self.mode == "autoremove_fails" or self.delete_fault is not None
+
+    def exited_now(self):
+        """The command ended: AutoRemove removes the container (unless the
+        mode says that removal fails), then the waits may answer."""
+        with self.lock:
+            c = self.containers.get(CID)
+            if c and c["auto_remove"] and not self.removal_fails():
+                del self.containers[CID]
+                self.save()
+        self.exited.set()
 
     def log(self, method, path):
         line = "%s %s\n" % (method, re.sub(r"^/v[0-9]+\.[0-9]+", "", path))
@@ -277,7 +348,7 @@ class Handler(socketserver.StreamRequestHandler):
         elif path.startswith("/images/") and path.endswith("/json"):
             self.answer(200, {"Id": "sha256:" + "ab" * 32})
         elif path == "/containers/create" and method == "POST":
-            return self.create(body)
+            return self.create(target, body)
         elif path == "/containers/%s/json" % CID:
             return self.inspect()
         elif path.startswith("/libpod/"):
@@ -289,8 +360,8 @@ class Handler(socketserver.StreamRequestHandler):
         elif path == "/containers/%s/start" % CID and method == "POST":
             ENGINE.started.set()
             self.answer(204)
-        elif path == "/containers/%s" % CID and method == "DELETE":
-            self.answer(204)
+        elif path.startswith("/containers/") and path.count("/") == 2 and method == "DELETE":
+            return self.delete(path.split("/")[2])
         elif path == "/containers/%s/exec" % CID and method == "POST":
             try:
                 ENGINE.exec_cmd = json.loads(body or b"{}").get("Cmd") or []
@@ -305,8 +376,6 @@ class Handler(socketserver.StreamRequestHandler):
         elif path == "/exec/%s/json" % EID:
             code = "0" if mode == "exec_inspect_exit_string" else 0
             self.answer(200, {"ID": EID, "Running": False, "ExitCode": code, "Pid": 4242})
-        elif path.startswith("/containers/") and method == "DELETE":
-            self.answer(404, {"message": "No such container: " + path.split("/")[2][:80]})
         else:
             self.answer(404, {"message": "page not found"})
         return None
@@ -483,12 +552,46 @@ class Handler(socketserver.StreamRequestHandler):
             return "close"
         return None
 
-    def create(self, body):
+    def delete(self, key):
+        key = re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), key)
+        cid = ENGINE.find(key)
+        if cid is None:
+            self.answer(404, {"message": "No such container: " + key[:80]})
+            return None
+        if ENGINE.delete_fault == "delete_500":
+            self.answer(500, {"message": "driver \"overlay2\" failed to remove root filesystem for %s: "
+                                         "device or resource busy" % cid})
+            return None
+        if ENGINE.delete_fault == "delete_drop":
+            self.close_now()
+            return "close"
+        ENGINE.remove(cid)
+        self.answer(204)
+        return None
+
+    def create(self, target, body):
         mode = ENGINE.mode
         try:
-            ENGINE.runtime = (json.loads(body or b"{}").get("HostConfig") or {}).get("Runtime") or "runc"
+            host = json.loads(body or b"{}").get("HostConfig") or {}
+            ENGINE.runtime = host.get("Runtime") or "runc"
+            auto_remove = host.get("AutoRemove") is True
         except (ValueError, AttributeError):
-            ENGINE.runtime = "runc"
+            ENGINE.runtime, auto_remove = "runc", False
+        query = target.split("?", 1)[1] if "?" in target else ""
+        name = ""
+        for kv in query.split("&"):
+            if kv.startswith("name="):
+                name = re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), kv[5:])
+        if name and not NAME_RE.match(name):
+            self.answer(400, {"message": "Invalid container name (%s), only [a-zA-Z0-9][a-zA-Z0-9_.-] are allowed"
+                                         % name[:80]})
+            return None
+        name = name.lstrip("/")
+        if name and ENGINE.find(name):
+            self.answer(409, {"message": "Conflict. The container name \"/%s\" is already in use" % name[:80]})
+            return None
+        if mode != "create_echo_secret":  # a 201 made the container, whatever its body says
+            ENGINE.add(name or "hostile_" + CID[:8], auto_remove)
         if mode == "create_not_json":
             self.answer(201, "<html>this is not json</html>", "text/html")
         elif mode == "create_no_id":
@@ -497,6 +600,12 @@ class Handler(socketserver.StreamRequestHandler):
             self.answer(201, {"Id": "../../../../etc/passwd?x=1#", "Warnings": []})
         elif mode == "create_id_huge":
             self.answer(201, {"Id": "ab" * 50000, "Warnings": []})
+        elif mode == "create_id_empty":
+            self.answer(201, {"Id": "", "Warnings": []})
+        elif mode == "create_id_dotdot":
+            self.answer(201, {"Id": "../x", "Warnings": []})
+        elif mode == "create_id_short":
+            self.answer(201, {"Id": CID[:12], "Warnings": []})
         elif mode == "create_echo_secret":
             self.answer(500, {"message": "invalid environment SECRET_TOKEN=%s for container" % SECRET})
         else:
@@ -567,15 +676,22 @@ class Handler(socketserver.StreamRequestHandler):
         if mode == "attach_200":
             self.answer(200, {"message": "attached, in a way"})
             ENGINE.started.wait(30)
-            ENGINE.exited.set()
+            ENGINE.exited_now()
             return "close"
         if not upgrade:
             self.answer(400, {"message": "attach needs Upgrade: tcp"})
             return "close"
         self.upgraded()
         ENGINE.started.wait(30)
+        if mode == "command_hangs":
+            # Silent until the container is removed (the backend removes
+            # it by force past the deadline); then the waits end too.
+            ENGINE.gone.wait(100)
+            ENGINE.exited_now()
+            self.close_now()
+            return "close"
         self.stream(mode == "attach_bad_stream_type", mode == "attach_huge_frame")
-        ENGINE.exited.set()
+        ENGINE.exited_now()
         self.close_now()
         return "close"
 
@@ -600,6 +716,11 @@ class Handler(socketserver.StreamRequestHandler):
         ENGINE.started.wait(30)
         ENGINE.exited.wait(30)
         doc = {"StatusCode": 0, "Error": None}
+        if mode == "command_hangs":
+            return "close"  # the backend gave up on the waits
+        if condition == "removed" and ENGINE.removal_fails():
+            # What the engine says when a removal fails (SetRemovalError).
+            doc["Error"] = {"Message": "driver \"overlay2\" failed to remove root filesystem: device or resource busy"}
         if condition == "next-exit":
             if mode == "wait_status_string":
                 doc["StatusCode"] = "0"
@@ -635,14 +756,18 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 def main():
     global ENGINE
-    if len(sys.argv) != 4 or sys.argv[3] not in MODES:
-        sys.stderr.write("usage: hostile_engine.py SOCKET LOG MODE\nmodes:\n")
+    parts = sys.argv[3].split("+") if len(sys.argv) == 4 else []
+    if not parts or any(p not in MODES for p in parts) or parts[0] in DELETE_FAULTS or len(parts) > 2 or (
+            len(parts) == 2 and parts[1] not in DELETE_FAULTS):
+        sys.stderr.write("usage: hostile_engine.py SOCKET LOG MODE[+delete_500|+delete_drop]\nmodes:\n")
         for k, v in MODES.items():
             sys.stderr.write("  %-28s %s\n" % (k, v))
         return 2
-    sock, log, mode = sys.argv[1:]
-    ENGINE = Engine(log, mode)
+    sock, log = sys.argv[1:3]
+    ENGINE = Engine(log, parts[0], parts[1] if len(parts) == 2 else None)
     open(log, "w").close()
+    with ENGINE.lock:
+        ENGINE.save()
     if os.path.exists(sock):
         os.unlink(sock)
     server = Server(sock, Handler)

@@ -12,7 +12,12 @@
  * looking env key, which the core promises to redact) in the message, the
  * hint, the log or the audit events; and a container the engine said it
  * made is removed (a DELETE reaches the engine) unless the engine itself
- * confirmed its removal. The test's own file descriptors are counted
+ * confirmed its removal, and afterwards the engine holds no container (it
+ * keeps the ones it made, as an engine does: a 201 whose answer the
+ * backend cannot use made one too, which only the name the backend gave it
+ * can still remove). Where the engine's DELETE fails (MODE+delete_500,
+ * MODE+delete_drop) the container stays, and the error must name the
+ * sandbox and hint at `sbio reap --kill --backend docker`. The test's own file descriptors are counted
  * around every mode, and under ASan a leak ends the test. A read returns
  * exactly the bytes of the entry that is the file, or nothing; a claimed
  * size is never allocated up front (the process's peak memory is checked
@@ -62,7 +67,8 @@ static const char *const path_names[] = {"run", "exec", "read", "write", "list"}
 typedef enum removal {
   DELETE_ANY,  /* the engine's own answer may have confirmed it (the removed wait) */
   DELETE_SENT, /* a DELETE of the container must have been sent */
-  DELETE_NONE  /* nothing was made (or nothing is known of it): no DELETE */
+  DELETE_NONE, /* nothing was made: no DELETE */
+  DELETE_NAME  /* the answer had no usable id: a DELETE by the name the backend gave it */
 } removal;
 
 typedef struct mode_case {
@@ -76,12 +82,17 @@ typedef struct mode_case {
   size_t max_bytes;      /* P_READ: the read limit (0: the API's default, 256 MiB) */
   const char *bytes;     /* P_READ that succeeds: exactly what it must return */
   const char *mechanism; /* an audit event must name this mechanism, or NULL */
+  int left;              /* the engine's DELETE fails: the container stays (and the error says so) */
+  const char *hint;      /* the hint must contain this, or NULL */
+  const char *logged;    /* a log line must contain this, or NULL */
 } mode_case;
 
 /* What hostile_engine.py sends (FILE_BYTES, OUTSIDE_BYTES). */
 #define FILE_BYTES "the right bytes of f.txt\n"
 #define OUTSIDE_BYTES "the file /outside inside the sandbox\n"
 #define PULL_ALWAYS "      pull: always\n"
+#define REAP_HINT "`sbio reap --kill --backend docker`"
+#define SHORT_ID "c0ffee012345"
 /* Peak memory a mode may add; every claim here is far larger (4 TiB) or
  * a 10 MiB line, so buffering what was claimed fails this. */
 #define RSS_BOUND_KB (160L * 1024)
@@ -91,6 +102,7 @@ typedef struct fake {
   char dir[64];
   char sock[128];
   char log[128];
+  char containers[160]; /* what it holds: one "ID NAME" a line */
   pid_t pid;
 } fake;
 
@@ -100,6 +112,7 @@ static void fake_start(fake *f, const char *mode) {
   assert_non_null(mkdtemp(f->dir));
   snprintf(f->sock, sizeof f->sock, "%s/docker.sock", f->dir);
   snprintf(f->log, sizeof f->log, "%s/requests.log", f->dir);
+  snprintf(f->containers, sizeof f->containers, "%s.containers", f->log);
   f->pid = fork();
   assert_true(f->pid >= 0);
   if (f->pid == 0) {
@@ -122,9 +135,8 @@ static void fake_start(fake *f, const char *mode) {
   fail_msg("hostile_engine.py %s did not listen on %s", mode, f->sock);
 }
 
-/* The requests it got, one "METHOD PATH" a line (malloc'd). */
-static char *fake_log(const fake *f) {
-  FILE *fp = fopen(f->log, "r");
+static char *read_text(const char *path) {
+  FILE *fp = fopen(path, "r");
   if (!fp) return strdup("");
   fseek(fp, 0, SEEK_END);
   long n = ftell(fp);
@@ -133,6 +145,17 @@ static char *fake_log(const fake *f) {
   if (text && fread(text, 1, (size_t)n, fp) != (size_t)n) text[0] = '\0';
   fclose(fp);
   return text;
+}
+
+/* The requests it got, one "METHOD PATH" a line (malloc'd). */
+static char *fake_log(const fake *f) {
+  return read_text(f->log);
+}
+
+/* The containers it holds, one "ID NAME" a line (malloc'd; NULL when it
+ * never said, which fails the test). */
+static char *fake_containers(const fake *f) {
+  return access(f->containers, F_OK) == 0 ? read_text(f->containers) : NULL;
 }
 
 static void fake_stop(fake *f) {
@@ -146,6 +169,7 @@ static void fake_stop(fake *f) {
   waitpid(f->pid, &status, WNOHANG);
   unlink(f->sock);
   unlink(f->log);
+  unlink(f->containers);
   rmdir(f->dir);
 }
 
@@ -239,7 +263,11 @@ static void run_path(dx_host *h, const mode_case *m, outcome *o) {
       file_op(sb, m, o, err);
     else
       capture(o, rc, err);
-    if (sb) sbio_sandbox_close(sb, NULL);
+    /* When everything else worked, the close's removal is the outcome. */
+    if (sb && o->rc == SBIO_OK)
+      capture(o, sbio_sandbox_close(sb, err), err);
+    else if (sb)
+      sbio_sandbox_close(sb, NULL);
   }
   o->elapsed = dx_now() - t0;
   if (r) o->exit_code = sbio_exec_result_exit_code(r);
@@ -278,7 +306,9 @@ static void check_mode(const mode_case *m) {
   long rss_before = peak_rss_kb();
   run_path(&h, m, &o);
   long rss_grew = peak_rss_kb() - rss_before;
-  int leaked_secret = 0, mechanism_seen = 0;
+  int leaked_secret = 0, mechanism_seen = 0, logged = 0;
+  for (size_t i = 0; m->logged && i < h.n_log; i++)
+    if (h.log[i] && strstr(h.log[i], m->logged)) logged = 1;
   char mech_field[96] = "";
   if (m->mechanism) snprintf(mech_field, sizeof mech_field, "\"mechanism\":\"%s\"", m->mechanism);
   for (size_t i = 0; i < audit.n; i++)
@@ -291,6 +321,7 @@ static void check_mode(const mode_case *m) {
   dx_close(&h);
   audit_free(&audit);
   char *log = fake_log(&f);
+  char *held = fake_containers(&f);
   fake_stop(&f);
   int fds_after = count_fds();
 
@@ -298,7 +329,7 @@ static void check_mode(const mode_case *m) {
           sbio_code_name(o.rc), o.message, o.hint, o.elapsed, o.exit_code, fds_before, fds_after, rss_grew);
   if (m->path == P_READ) fprintf(stderr, "      read %zu bytes: %.*s\n", o.len, (int)(o.len < 80 ? o.len : 80), o.data);
   if (m->path == P_LIST) fprintf(stderr, "      %d entries: %s\n", o.n_entries, o.entries);
-  fprintf(stderr, "   requests:\n%s", log);
+  fprintf(stderr, "   requests:\n%s   the engine holds:\n%s", log, held ? held : "(it never said)\n");
 
   if (o.rc != m->want)
     fail_msg("%s: wanted %s, got %s: %s", m->mode, sbio_code_name(m->want), sbio_code_name(o.rc), o.message);
@@ -314,8 +345,15 @@ static void check_mode(const mode_case *m) {
   if (strstr(o.message, SECRET) || strstr(o.hint, SECRET))
     fail_msg("%s: the planted secret is in the error: %s (hint: %s)", m->mode, o.message, o.hint);
   if (leaked_secret) fail_msg("%s: the planted secret is in the log or the audit events", m->mode);
+  if (m->logged && !logged) fail_msg("%s: no log line says '%s'", m->mode, m->logged);
+  if (m->hint && !strstr(o.hint, m->hint)) fail_msg("%s: the hint does not say '%s': %s", m->mode, m->hint, o.hint);
   int deleted = log_has(log, "DELETE /containers/" CID);
   if (m->removal == DELETE_SENT && !deleted) fail_msg("%s: the container was made and no DELETE was sent", m->mode);
+  if (m->removal == DELETE_NAME && !strstr(log, "DELETE /containers/sbio-"))
+    fail_msg("%s: the container was made, its id unusable, and no DELETE by its name was sent", m->mode);
+  if (!held) fail_msg("%s: the hostile engine did not say which containers it holds", m->mode);
+  if (!m->left && held[0]) fail_msg("%s: the engine still holds a container:\n%s", m->mode, held);
+  if (m->left && !strstr(held, CID)) fail_msg("%s: the engine's DELETE failed, yet its container is gone", m->mode);
   if (m->removal == DELETE_NONE && strstr(log, "DELETE "))
     fail_msg("%s: nothing was made, yet a DELETE was sent:\n%s", m->mode, log);
   if (rss_grew > RSS_BOUND_KB) fail_msg("%s: the peak memory grew by %ld KiB", m->mode, rss_grew);
@@ -331,6 +369,7 @@ static void check_mode(const mode_case *m) {
     fail_msg("%s: a failed listing returned entries", m->mode);
   free(o.data);
   free(log);
+  free(held);
   assert_int_equal(fds_after, fds_before);
 }
 
@@ -339,21 +378,142 @@ static const mode_case cases[] = {
     {"good", P_RUN, SBIO_OK, {NULL}, DELETE_ANY, .runtime = NULL, .mechanism = "runc"},
     {"good", P_RUN, SBIO_OK, {NULL}, DELETE_ANY, .runtime = "runsc", .mechanism = "runsc"},
     {"good", P_EXEC, SBIO_OK, {NULL}, DELETE_SENT, .runtime = NULL},
+    /* ---- create answers 201 with no usable id: the name removes what it made */
     {"create_not_json",
      P_RUN,
      SBIO_E_CREATE,
-     {"create the container", "no container id"},
-     DELETE_NONE,
+     {"create the container", "HTTP 201", "not JSON"},
+     DELETE_NAME,
      .runtime = NULL},
-    {"create_no_id", P_RUN, SBIO_E_CREATE, {"create the container", "no container id"}, DELETE_NONE, .runtime = NULL},
+    {"create_not_json",
+     P_EXEC,
+     SBIO_E_CREATE,
+     {"create the container", "HTTP 201", "not JSON"},
+     DELETE_NAME,
+     .runtime = NULL},
+    {"create_no_id", P_RUN, SBIO_E_CREATE, {"create the container", "HTTP 201", "no Id"}, DELETE_NAME, .runtime = NULL},
+    {"create_no_id",
+     P_EXEC,
+     SBIO_E_CREATE,
+     {"create the container", "HTTP 201", "no Id"},
+     DELETE_NAME,
+     .runtime = NULL},
+    {"create_id_empty",
+     P_RUN,
+     SBIO_E_CREATE,
+     {"create the container", "not 64 hex digits"},
+     DELETE_NAME,
+     .runtime = NULL},
+    {"create_id_empty",
+     P_EXEC,
+     SBIO_E_CREATE,
+     {"create the container", "not 64 hex digits"},
+     DELETE_NAME,
+     .runtime = NULL},
+    {"create_id_dotdot",
+     P_RUN,
+     SBIO_E_CREATE,
+     {"create the container", "not 64 hex digits"},
+     DELETE_NAME,
+     .runtime = NULL},
+    {"create_id_dotdot",
+     P_EXEC,
+     SBIO_E_CREATE,
+     {"create the container", "not 64 hex digits"},
+     DELETE_NAME,
+     .runtime = NULL},
     {"create_id_not_hex",
      P_RUN,
      SBIO_E_CREATE,
-     {"create the container", "no container id"},
-     DELETE_NONE,
+     {"create the container", "not 64 hex digits"},
+     DELETE_NAME,
      .runtime = NULL},
-    {"create_id_huge", P_RUN, SBIO_E_CREATE, {"create the container", "no container id"}, DELETE_NONE, .runtime = NULL},
-    {"create_no_id", P_EXEC, SBIO_E_CREATE, {"create the container", "no container id"}, DELETE_NONE, .runtime = NULL},
+    {"create_id_huge",
+     P_RUN,
+     SBIO_E_CREATE,
+     {"create the container", "not 64 hex digits"},
+     DELETE_NAME,
+     .runtime = NULL},
+    {"create_id_short",
+     P_RUN,
+     SBIO_E_CREATE,
+     {"create the container", "not 64 hex digits"},
+     DELETE_NAME,
+     .runtime = NULL},
+    /* ... and when that DELETE fails too, the error names the container */
+    {"create_no_id+delete_500",
+     P_RUN,
+     SBIO_E_CREATE,
+     {"no Id", "removing container sbio-", "also failed"},
+     DELETE_NAME,
+     .left = 1,
+     .hint = REAP_HINT},
+    {"create_id_empty+delete_drop",
+     P_EXEC,
+     SBIO_E_CREATE,
+     {"not 64 hex digits", "removing container sbio-", "also failed"},
+     DELETE_NAME,
+     .left = 1,
+     .hint = REAP_HINT},
+    /* ---- the removal of a sandbox fails (close; the one-shot run's branches) */
+    {"good+delete_500",
+     P_EXEC,
+     SBIO_E_CONNECT,
+     {SHORT_ID, "remove container", "HTTP 500"},
+     DELETE_SENT,
+     .left = 1,
+     .hint = REAP_HINT},
+    {"good+delete_drop",
+     P_EXEC,
+     SBIO_E_CONNECT,
+     {SHORT_ID, "remove container", "lost the connection"},
+     DELETE_SENT,
+     .left = 1,
+     .hint = REAP_HINT},
+    {"inspect_echo_secret+delete_500",
+     P_RUN,
+     SBIO_E_CREATE,
+     {"inspect the new container", "removing container " SHORT_ID " also failed"},
+     DELETE_SENT,
+     .left = 1,
+     .hint = REAP_HINT},
+    {"wait_status_string+delete_500",
+     P_RUN,
+     SBIO_E_EXEC,
+     {"wait answer", SHORT_ID, "may remain"},
+     DELETE_SENT,
+     .left = 1,
+     .hint = REAP_HINT},
+    {"command_hangs", P_RUN, SBIO_E_EXEC_TIMEOUT, {"deadline"}, DELETE_SENT, .runtime = NULL},
+    {"command_hangs+delete_500",
+     P_RUN,
+     SBIO_E_EXEC_TIMEOUT,
+     {"deadline", SHORT_ID, "not confirmed"},
+     DELETE_SENT,
+     .left = 1,
+     .hint = REAP_HINT},
+    {"command_hangs+delete_drop",
+     P_RUN,
+     SBIO_E_EXEC_TIMEOUT,
+     {"deadline", SHORT_ID, "not confirmed"},
+     DELETE_SENT,
+     .left = 1,
+     .hint = REAP_HINT},
+    {"autoremove_fails", P_RUN, SBIO_OK, {NULL}, DELETE_SENT, .runtime = NULL},
+    {"good+delete_500",
+     P_RUN,
+     SBIO_OK,
+     {NULL},
+     DELETE_SENT,
+     .left = 1,
+     .logged = "teardown failed: sandbox docker:" SHORT_ID " may still exist; `sbio reap --kill`"},
+    {"wait_status_string+delete_drop",
+     P_RUN,
+     SBIO_E_EXEC,
+     {"wait answer", SHORT_ID, "may remain"},
+     DELETE_SENT,
+     .left = 1,
+     .hint = REAP_HINT},
     {"create_echo_secret", P_RUN, SBIO_E_CREATE, {"create the container", "HTTP 500"}, DELETE_NONE, .runtime = NULL},
     {"inspect_echo_secret",
      P_RUN,
