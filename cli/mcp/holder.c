@@ -44,22 +44,30 @@ static int setter_failed(sbio_code rc, const char *what) {
   return cli_error_report(&v, 0);
 }
 
+/* The options every create of this server uses, from the command line.
+ * On a refusal *what names the flag. */
+static sbio_code fill_create_options(const mcp_config *c, sbio_create_options *o, const char **what) {
+  sbio_code rc = SBIO_OK;
+  *what = NULL;
+  if (c->require_set && (rc = sbio_create_options_require_isolation(o, c->require)) != SBIO_OK) {
+    *what = "--require-isolation";
+  } else if (c->timeout_set && (rc = sbio_create_options_set_timeout(o, c->timeout_s)) != SBIO_OK) {
+    *what = c->timeout_s > SBIO_MAX_TIMEOUT_S ? "--timeout above the maximum of 86400 seconds (24 hours)" : "--timeout";
+  } else if ((rc = sbio_create_options_set_egress(o, c->egress)) != SBIO_OK) {
+    *what = "--egress";
+  } else if ((rc = sbio_create_options_set_label(o, MCP_LABEL_KEY, MCP_LABEL_VALUE)) != SBIO_OK) {
+    *what = "the sandboxio_mcp label";
+  }
+  return rc;
+}
+
 static int build_create_options(mcp_holder *h) {
-  const mcp_config *c = h->cfg;
   sbio_create_options *o = sbio_create_options_new();
   if (!o) return cli_error_oom(0);
   h->copts = o;
-  sbio_code rc;
-  if (c->require_set && (rc = sbio_create_options_require_isolation(o, c->require)) != SBIO_OK)
-    return setter_failed(rc, "--require-isolation");
-  if (c->timeout_set && (rc = sbio_create_options_set_timeout(o, c->timeout_s)) != SBIO_OK)
-    return setter_failed(rc, c->timeout_s > SBIO_MAX_TIMEOUT_S
-                                 ? "--timeout above the maximum of 86400 seconds (24 hours)"
-                                 : "--timeout");
-  if ((rc = sbio_create_options_set_egress(o, c->egress)) != SBIO_OK) return setter_failed(rc, "--egress");
-  if ((rc = sbio_create_options_set_label(o, MCP_LABEL_KEY, MCP_LABEL_VALUE)) != SBIO_OK)
-    return setter_failed(rc, "the sandboxio_mcp label");
-  return 0;
+  const char *what;
+  sbio_code rc = fill_create_options(h->cfg, o, &what);
+  return rc != SBIO_OK ? setter_failed(rc, what) : 0;
 }
 
 /* The backend a create would use: the URI's scheme, else the configured
@@ -141,7 +149,28 @@ void mcp_holder_set_progress(mcp_holder *h, sbio_progress_fn fn, void *user) {
   h->progress_user = user;
 }
 
-sbio_code mcp_holder_sandbox(mcp_holder *h, sbio_sandbox **out, int *created, sbio_error *err) {
+/* The create of the holder's sandbox, declaring what the tool that asks
+ * for it needs: the library's admission gate refuses a backend without it
+ * before anything is provisioned (a file tool must not pay for a sandbox
+ * its backend cannot read files in). The options are built for this one
+ * create, so a tool's needs do not stay on the server's options. */
+static sbio_code create_for(mcp_holder *h, sbio_caps needs, sbio_sandbox **out, sbio_error *err) {
+  sbio_create_options *o = sbio_create_options_new();
+  if (!o) {
+    if (err) sbio_error_clear(err);
+    return SBIO_E_INTERNAL;
+  }
+  /* The same settings were accepted at start-up; should a setter refuse
+   * now, the options remember it and the create reports it. */
+  const char *what;
+  if (fill_create_options(h->cfg, o, &what) == SBIO_OK && needs)
+    (void)sbio_create_options_require_capabilities(o, needs);
+  sbio_code rc = sbio_sandbox_create(h->host, h->cfg->uri, o, out, err);
+  sbio_create_options_free(o);
+  return rc;
+}
+
+sbio_code mcp_holder_sandbox(mcp_holder *h, sbio_caps needs, sbio_sandbox **out, int *created, sbio_error *err) {
   *out = NULL;
   if (created) *created = 0;
   pthread_mutex_lock(&h->lock);
@@ -155,7 +184,7 @@ sbio_code mcp_holder_sandbox(mcp_holder *h, sbio_sandbox **out, int *created, sb
   }
   /* Outside the lock: a create may take minutes (an image pull), and a
    * shutdown meanwhile must not wait for the lock to say "stop". */
-  sbio_code rc = sbio_sandbox_create(h->host, h->cfg->uri, h->copts, &sb, err);
+  sbio_code rc = create_for(h, needs, &sb, err);
   if (rc != SBIO_OK) return rc;
   pthread_mutex_lock(&h->lock);
   if (h->stopping) {

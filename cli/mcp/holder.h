@@ -42,9 +42,13 @@ int mcp_holder_admit(mcp_holder *h);
  * set once before serving. */
 void mcp_holder_set_progress(mcp_holder *h, sbio_progress_fn fn, void *user);
 
-/* The sandbox, created on first use (*created says so). Worker thread only.
- * After shutdown began: SBIO_E_GONE. */
-sbio_code mcp_holder_sandbox(mcp_holder *h, sbio_sandbox **out, int *created, sbio_error *err);
+/* The sandbox, created on first use (*created says so). `needs` is what
+ * the asking tool needs of the backend (SBIO_CAP_FILESYSTEM for a file
+ * tool): a create is refused by the library's admission gate, before
+ * anything is provisioned, when the backend lacks it; an existing sandbox
+ * is returned as it is (the operation itself then refuses). Worker thread
+ * only. After shutdown began: SBIO_E_GONE. */
+sbio_code mcp_holder_sandbox(mcp_holder *h, sbio_caps needs, sbio_sandbox **out, int *created, sbio_error *err);
 /* Forgets a sandbox that is gone (SBIO_E_GONE: its lifetime ended), so the
  * next call creates a new one. Worker thread only. */
 void mcp_holder_forget(mcp_holder *h, sbio_sandbox *sb);

@@ -121,8 +121,12 @@ static int only_args(const mj_value *args, const char *const *names, tool_result
 }
 
 /* --------------------------------------------------------------- sandbox */
-/* The sandbox, created at the first call that needs one. */
-static sbio_sandbox *need_sandbox(mcp_call *call, tool_result *r) {
+/* The sandbox, created at the first call that needs one. `needs` is what
+ * the calling tool needs of the backend (SBIO_CAP_FILESYSTEM for the file
+ * tools): the create declares it, so the library's admission gate refuses
+ * a backend without it before anything is provisioned, instead of a
+ * sandbox being made for an operation that then cannot run. */
+static sbio_sandbox *need_sandbox(mcp_call *call, sbio_caps needs, tool_result *r) {
   sbio_error *err = sbio_error_new();
   sbio_sandbox *sb = NULL;
   int created = 0;
@@ -131,7 +135,7 @@ static sbio_sandbox *need_sandbox(mcp_call *call, tool_result *r) {
     mcp_holder_isolation(call->holder, &iso);
     if (!iso.exists) call->progress(call->progress_user, "creating the sandbox");
   }
-  sbio_code rc = err ? mcp_holder_sandbox(call->holder, &sb, &created, err) : SBIO_E_INTERNAL;
+  sbio_code rc = err ? mcp_holder_sandbox(call->holder, needs, &sb, &created, err) : SBIO_E_INTERNAL;
   if (rc == SBIO_E_GONE && err && !sbio_error_message(err)[0])
     set_error(r, rc, "start a new session", "the server is shutting down; no sandbox will be created");
   else if (rc != SBIO_OK)
@@ -210,7 +214,7 @@ static char *output_so_far(const sbio_exec_result *res) {
 static sbio_code run_exec(mcp_call *call, const char *const *argv, const char *script, tool_result *r,
                           sbio_exec_result **res, sbio_sandbox **sb_out) {
   *res = NULL;
-  sbio_sandbox *sb = need_sandbox(call, r);
+  sbio_sandbox *sb = need_sandbox(call, SBIO_CAP_RUN_COMMAND, r);
   *sb_out = sb;
   if (!sb) return r->code;
   sbio_exec_options *o = exec_options(sb, call, r);
@@ -306,7 +310,7 @@ static void read_file(const mj_value *args, mcp_call *call, tool_result *r) {
   static const char *const names[] = {"path", NULL};
   const mj_value *path;
   if (!only_args(args, names, r) || !string_arg(args, "path", 1, 4096, r, &path)) return;
-  sbio_sandbox *sb = need_sandbox(call, r);
+  sbio_sandbox *sb = need_sandbox(call, SBIO_CAP_FILESYSTEM, r);
   if (!sb) return;
   sbio_error *err = sbio_error_new();
   unsigned char *data = NULL;
@@ -379,7 +383,7 @@ static void write_file(const mj_value *args, mcp_call *call, tool_result *r) {
               "content is %zu bytes, more than the %zu write_file accepts", len, MCP_FILE_CAP);
     return;
   }
-  sbio_sandbox *sb = need_sandbox(call, r);
+  sbio_sandbox *sb = need_sandbox(call, SBIO_CAP_FILESYSTEM, r);
   if (!sb) {
     free(decoded);
     return;
@@ -403,7 +407,7 @@ static void list_files(const mj_value *args, mcp_call *call, tool_result *r) {
   const mj_value *path;
   if (!only_args(args, names, r) || !string_arg(args, "path", 0, 4096, r, &path)) return;
   const char *dir = path ? path->text : "/work";
-  sbio_sandbox *sb = need_sandbox(call, r);
+  sbio_sandbox *sb = need_sandbox(call, SBIO_CAP_FILESYSTEM, r);
   if (!sb) return;
   sbio_error *err = sbio_error_new();
   sbio_file_list *l = NULL;
@@ -445,7 +449,7 @@ static long mechanism_index(const sbio_backend_info *b, const char *name) {
 static void sandbox_info(const mj_value *args, mcp_call *call, tool_result *r) {
   static const char *const names[] = {NULL};
   if (!only_args(args, names, r)) return;
-  sbio_sandbox *sb = need_sandbox(call, r);
+  sbio_sandbox *sb = need_sandbox(call, 0, r);
   if (!sb) return;
   mcp_holder *h = call->holder;
   const sbio_backend_info *b = sbio_host_backend_find(mcp_holder_host(h), sbio_sandbox_backend(sb));

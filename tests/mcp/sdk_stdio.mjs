@@ -2,6 +2,8 @@
 // The official MCP TypeScript SDK drives `sbio mcp` over stdio on the fake
 // backend, whose call log proves what was provisioned and when. Also raw
 // JSON lines, for what the SDK never sends (old revisions, floors, signals).
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
@@ -141,6 +143,51 @@ test('the floor is decided before serving: exit 78, nothing created', async () =
   const { client } = await connect(ctx);
   const r = await client.callTool({ name: 'sandbox_info', arguments: {} });
   assert.equal(r.structuredContent.required_tier, 'CONTAINER');
+  await client.close();
+});
+
+// A backend that declares no filesystem (the API tests' planrunc: run_command
+// only; it counts each operation in a file of TESTBK_DIR). A file tool's
+// first call declares the capability to the create, so the library's gate
+// refuses it before the backend is even asked to plan: no sandbox is made
+// (and billed) for an operation that cannot run.
+test('a file tool on a backend without files is refused before any sandbox exists', async () => {
+  const backends = process.env.SBIO_TEST_API_BACKENDS;
+  assert.ok(backends, 'SBIO_TEST_API_BACKENDS names the API tests\' backends');
+  const ctx = scratch('', `backend_path: [${backends}]\n`);
+  const ran = (op) => fs.existsSync(path.join(ctx.dir, op)) && fs.readFileSync(path.join(ctx.dir, op), 'utf8').length;
+  const transport = new StdioClientTransport({
+    command: SBIO,
+    args: ['mcp', '--backend', 'planrunc://'],
+    env: serverEnv(ctx, { TESTBK_DIR: ctx.dir }),
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'sbio-mcp-test', version: '1.0.0' });
+  await client.connect(transport);
+  for (const [name, args] of [
+    ['read_file', { path: '/work/a' }],
+    ['write_file', { path: '/work/a', content: 'x' }],
+    ['list_files', {}],
+  ]) {
+    const r = await client.callTool({ name, arguments: args });
+    const text = r.content[0].text;
+    assert.equal(r.isError, true, `${name}: ${text}`);
+    assert.match(text, /^\[SBX_E1101\] CapabilityNotSupported: backend planrunc does not support filesystem/, name);
+    assert.match(text, /no sandbox yet/, `${name} made no sandbox: ${text}`);
+  }
+  assert.equal(ran('create'), false, 'no create reached the backend');
+  assert.equal(ran('plan'), false, 'refused from metadata, before the backend planned');
+  const denied = auditEvents(ctx).filter((e) => e.event === 'create_denied');
+  assert.equal(denied.length, 3, JSON.stringify(auditEvents(ctx)));
+  for (const e of denied) assert.ok(e.required_capabilities.includes('filesystem'), JSON.stringify(e));
+  assert.ok(!auditEvents(ctx).some((e) => e.event === 'created'));
+  // A command needs no files: it gets the sandbox, and a file tool after it
+  // is refused by the operation, on that sandbox, without another create.
+  const ok = await client.callTool({ name: 'run_command', arguments: { cmd: 'true' } });
+  assert.equal(ok.isError, false, ok.content[0].text);
+  const late = await client.callTool({ name: 'read_file', arguments: { path: '/work/a' } });
+  assert.match(late.content[0].text, /does not support filesystem[\s\S]*sandbox tb-1\)/);
+  assert.equal(ran('create'), 1, 'one create, for run_command');
   await client.close();
 });
 
