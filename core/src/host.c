@@ -173,7 +173,10 @@ static sbio_code add_search_dirs(sbio_host *host, const char *list, const char *
 static sbio_code build_search_path(sbio_host *host, const sbio_host_options *opts) {
   if (opts && opts->backend_path && add_search_dirs(host, opts->backend_path, "backend path option") != SBIO_OK)
     return SBIO_E_INTERNAL;
-  const char *env = getenv("SBIO_BACKEND_PATH");
+  /* secure_getenv: in a set-user-ID or otherwise privileged process the
+   * environment is the caller's, and a search path is code to load, as
+   * LD_LIBRARY_PATH is (SBIO_CONFIG is read the same way). */
+  const char *env = secure_getenv("SBIO_BACKEND_PATH");
   if (env && env[0] && add_search_dirs(host, env, "SBIO_BACKEND_PATH") != SBIO_OK) return SBIO_E_INTERNAL;
   for (size_t i = 0; i < host->cfg.n_backend_path; i++)
     if (sbio__strlist_add(&host->search_dirs, host->cfg.backend_path[i]) != 0) return SBIO_E_INTERNAL;

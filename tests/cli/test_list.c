@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *empty_config(void) {
@@ -443,6 +445,76 @@ static void test_relative_backend_path_is_taken_from_the_current_directory(void 
   free(cfg);
 }
 
+/* Copies the file at from to to, with mode. */
+static void copy_file(const char *from, const char *to, mode_t mode) {
+  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, n, out), n);
+  fclose(in);
+  assert_int_equal(fclose(out), 0);
+  assert_int_equal(chmod(to, mode), 0);
+}
+
+/* In a set-user-ID process (AT_SECURE) SBIO_BACKEND_PATH is not obeyed, as
+ * the dynamic linker ignores LD_LIBRARY_PATH there and the library ignores
+ * SBIO_CONFIG: it names directories to load code from, and whoever sets a
+ * set-user-ID program's environment must not choose that code. A copy of
+ * sbio owned by nobody with the set-user-ID bit, started by root, runs
+ * with AT_SECURE. Before, it searched the variable's directory first. */
+static void test_backend_path_variable_is_ignored_when_set_user_id(void **state) {
+  (void)state;
+  if (geteuid() != 0) skip(); /* only root can give a file to nobody */
+  struct statvfs fs;
+  assert_int_equal(statvfs(h_scratch(), &fs), 0);
+  assert_false(fs.f_flag & ST_NOSUID); /* the scratch directory must allow set-user-ID */
+  char *bin = h_path("sbio-setuid");
+  copy_file(SBIO_CLI_PATH, bin, 0755);
+  assert_int_equal(chown(bin, 65534, (gid_t)-1), 0);
+  assert_int_equal(chmod(bin, 04755), 0);
+  char *dir = h_path("planted");
+  assert_int_equal(mkdir(dir, 0755), 0);
+  char var[4200];
+  snprintf(var, sizeof var, "SBIO_BACKEND_PATH=%s", dir);
+  int out[2];
+  assert_int_equal(pipe(out), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    char *const argv[] = {bin, "backends", "--json", NULL};
+    /* A set-user-ID process is not dumpable: LeakSanitizer, which
+     * stops it the way a debugger would, cannot run there. */
+    char *const envp[] = {var, "PATH=/usr/bin:/bin", "LC_ALL=C", "ASAN_OPTIONS=detect_leaks=0", NULL};
+    execve(bin, argv, envp);
+    _exit(127);
+  }
+  close(out[1]);
+  char doc_text[1 << 16];
+  size_t len = 0;
+  for (ssize_t n; len + 1 < sizeof doc_text && (n = read(out[0], doc_text + len, sizeof doc_text - 1 - len)) > 0;)
+    len += (size_t)n;
+  doc_text[len] = '\0';
+  close(out[0]);
+  int ws = 0;
+  assert_int_equal(waitpid(pid, &ws, 0), pid);
+  if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) fail_msg("the set-user-ID sbio failed (%d): %s", ws, doc_text);
+  cJSON *doc = cJSON_Parse(doc_text);
+  assert_non_null(doc);
+  const cJSON *dirs = get(doc, "search_path"), *d;
+  assert_true(cJSON_IsArray(dirs));
+  cJSON_ArrayForEach(d, dirs) {
+    if (cJSON_IsString(d) && strcmp(d->valuestring, dir) == 0)
+      fail_msg("a set-user-ID sbio searched SBIO_BACKEND_PATH=%s", dir);
+  }
+  cJSON_Delete(doc);
+  free(dir);
+  free(bin);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_backends_lists_fake_as_container),
@@ -459,6 +531,7 @@ int main(void) {
       cmocka_unit_test(test_help_and_usage_errors),
       cmocka_unit_test(test_colour_only_on_a_terminal_without_no_color),
       cmocka_unit_test(test_relative_backend_path_is_taken_from_the_current_directory),
+      cmocka_unit_test(test_backend_path_variable_is_ignored_when_set_user_id),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
