@@ -20,6 +20,7 @@
 #include "progress.h"
 #include "run_options.h"
 #include "run_writer.h"
+#include "stderr_bound.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -298,6 +299,9 @@ int cli_cmd_run(cli_globals *g, int argc, char **argv) {
   /* A closed stdout must be an error we see (EPIPE), not a silent death
    * that leaves the sandbox behind. */
   signal(SIGPIPE, SIG_IGN);
+  /* From here on a stderr nobody reads cannot hold sbio past its deadline
+   * (stderr_bound.h): before any thread that writes to it starts. */
+  cli_stderr_bound();
   cli_interrupt *watcher = cli_interrupt_start();
   if (!watcher) {
     fprintf(stderr, "sbio: error: cannot watch for signals: %s\n", strerror(errno));

@@ -13,6 +13,7 @@
 #include "interrupt.h"
 
 #include "exitcode.h"
+#include "stderr_bound.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -72,9 +73,10 @@ static void start_killer(struct cli_interrupt *w) {
 }
 
 static void say(const char *text, size_t len) {
-  /* Best effort: a closed stderr must not change what happens next. */
-  ssize_t ignored = write(STDERR_FILENO, text, len);
-  (void)ignored;
+  /* Best effort, and never a wait: a closed stderr must not change what
+   * happens next, nor may a stderr nobody reads keep this thread from the
+   * next signal. */
+  (void)cli_stderr_write(text, len, 0);
 }
 
 /* The next signal taken from the signalfd: its number, 0 if none yet. */

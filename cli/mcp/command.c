@@ -8,6 +8,7 @@
 #include "mcp.h"
 #include "options.h"
 #include "shutdown.h"
+#include "stderr_bound.h"
 #include "transport.h"
 #include "worker.h"
 
@@ -27,6 +28,9 @@ int cli_cmd_mcp(cli_globals *g, int argc, char **argv) {
   /* A closed stdout or a dropped HTTP client must be an error we see
    * (EPIPE), never a silent death that leaves the sandbox behind. */
   signal(SIGPIPE, SIG_IGN);
+  /* A client that never drains the server's stderr cannot hold a tool
+   * call, or the shutdown, on a warning (stderr_bound.h). */
+  cli_stderr_bound();
   mcp_shutdown *sd = mcp_shutdown_start();
   if (!sd) {
     fprintf(stderr, "sbio mcp: error: cannot watch for signals: %s\n", strerror(errno));

@@ -411,6 +411,73 @@ static void test_run_deadline_holds_when_stdout_is_never_read(void **state) {
   free(cfg);
 }
 
+/* The same with stderr: the command fills the pipe, nobody reads it, and
+ * sbio's own "deadline passed" line has nowhere to go. It used to block in
+ * that write for ever after the run had ended; now a stalled stderr is
+ * given up on and sbio exits 124 all the same. */
+static void test_run_deadline_holds_when_stderr_is_never_read(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  h_proc p;
+  H_START(&p, NULL, "--config", cfg, "run", "--backend", "fake://", "--timeout", "2", "--", "sh", "-c",
+          "seq 1 2000000 >&2");
+  /* Read stdout only; stderr's pipe fills and stays full. */
+  int status = -1, out_open = 1;
+  for (struct timespec now = t0; status < 0 && now.tv_sec - t0.tv_sec < 60; clock_gettime(CLOCK_MONOTONIC, &now)) {
+    struct pollfd pfd = {p.out_fd, POLLIN, 0};
+    if (out_open && poll(&pfd, 1, 100) > 0) {
+      char buf[4096];
+      if (read(p.out_fd, buf, sizeof buf) <= 0) out_open = 0;
+    } else if (!out_open) {
+      nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    int ws;
+    if (waitpid(p.pid, &ws, WNOHANG) == p.pid) status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+  }
+  if (status < 0) {
+    kill(p.pid, SIGKILL);
+    waitpid(p.pid, NULL, 0);
+    fail_msg("sbio run --timeout 2 did not end within 60 s while its stderr was not read");
+  }
+  close(p.out_fd);
+  close(p.err_fd);
+  assert_int_equal(status, 124);
+  free(cfg);
+}
+
+/* Ctrl-C while stderr is full: the watcher's "interrupted" note used to
+ * block it before it started the kill, so the run went on to its far
+ * deadline. The note is dropped now, and the signal ends the run. */
+static void test_run_sigint_ends_the_run_when_stderr_is_never_read(void **state) {
+  (void)state;
+  char *cfg = empty_config();
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  h_proc p;
+  H_START(&p, NULL, "--config", cfg, "run", "--backend", "fake://", "--timeout", "600", "--", "sh", "-c",
+          "seq 1 2000000 >&2; sleep 600");
+  int status = -1, signalled = 0;
+  for (struct timespec now = t0; status < 0 && now.tv_sec - t0.tv_sec < 120; clock_gettime(CLOCK_MONOTONIC, &now)) {
+    nanosleep(&(struct timespec){0, 100000000}, NULL);
+    /* By 3 s the command's stderr has long filled the pipe. */
+    if (!signalled && now.tv_sec - t0.tv_sec >= 3) signalled = kill(p.pid, SIGINT) == 0;
+    int ws;
+    if (waitpid(p.pid, &ws, WNOHANG) == p.pid) status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+  }
+  if (status < 0) {
+    kill(p.pid, SIGKILL);
+    waitpid(p.pid, NULL, 0);
+    fail_msg("sbio run did not end within 120 s of a SIGINT while its stderr was not read");
+  }
+  close(p.out_fd);
+  close(p.err_fd);
+  assert_true(signalled);
+  assert_int_equal(status, 130);
+  free(cfg);
+}
+
 static void test_run_deadline_exits_124(void **state) {
   (void)state;
   logged_config c = make_logged_config("deadline");
@@ -626,6 +693,8 @@ int main(void) {
       cmocka_unit_test(test_run_unknown_backend_is_unavailable),
       cmocka_unit_test(test_run_timeout_above_the_maximum_exits_78),
       cmocka_unit_test(test_run_deadline_holds_when_stdout_is_never_read),
+      cmocka_unit_test(test_run_deadline_holds_when_stderr_is_never_read),
+      cmocka_unit_test(test_run_sigint_ends_the_run_when_stderr_is_never_read),
       cmocka_unit_test(test_run_deadline_exits_124),
       cmocka_unit_test(test_run_sigint_destroys_the_sandbox),
       cmocka_unit_test(test_run_sigterm_destroys_the_sandbox),
