@@ -9,9 +9,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +114,9 @@ static void complete_record(sbio__event *ev, int op_failed) {
   if (!cJSON_HasObjectItem(ev->obj, "outcome")) cJSON_AddStringToObject(ev->obj, "outcome", op_failed ? "error" : "ok");
 }
 
+#define AUDIT_LOCK_WAIT_NS 1000000000LL /* 1 s, for the host's life */
+#define AUDIT_LOCK_SLICE_NS 5000000L    /* 5 ms between tries */
+
 static ssize_t write_retry(int fd, const char *data, size_t len) {
   ssize_t n;
   do n = write(fd, data, len);
@@ -144,6 +150,24 @@ static int open_for_append(const char *path) {
   return open(path, O_WRONLY | flags, 0600);
 }
 
+/* The advisory lock of write_file_line, waited for at most AUDIT_LOCK_WAIT_NS
+ * over the host's life: another writer holds it for one write, but anyone
+ * who may open the file can hold it for ever (`flock -s audit.log sleep
+ * inf`), and every operation of every host writing there would hang behind
+ * it. Without the lock the line is still appended whole (O_APPEND); only
+ * the check for a line an earlier writer cut short may see a line in
+ * progress. 1 when locked. Caller holds audit.lock. */
+static int lock_bounded(sbio_host *host, int fd) {
+  for (;;) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 1;
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK || host->audit.lock_waited_ns >= AUDIT_LOCK_WAIT_NS) return 0;
+    struct timespec ts = {0, AUDIT_LOCK_SLICE_NS};
+    nanosleep(&ts, NULL);
+    host->audit.lock_waited_ns += AUDIT_LOCK_SLICE_NS;
+  }
+}
+
 /* One write(2) per line on an O_APPEND descriptor: the kernel appends it
  * whole, so concurrent writers (threads or processes) never interleave on
  * a local file system. `framed` is "\n" LINE "\n"; the leading newline is
@@ -152,7 +176,8 @@ static int open_for_append(const char *path) {
  * lock makes that check see only finished lines: another writer's line in
  * progress would otherwise look cut short. The file is opened per event: a
  * log rotated or removed meanwhile is recreated. */
-static int write_file_line(const char *path, const char *framed, size_t framed_len, char *why, size_t why_size) {
+static int write_file_line(sbio_host *host, const char *path, const char *framed, size_t framed_len, char *why,
+                           size_t why_size) {
   int fd = open_for_append(path);
   if (fd < 0) {
     snprintf(why, why_size, "cannot open audit file %s: %s", path, strerror(errno));
@@ -165,9 +190,7 @@ static int write_file_line(const char *path, const char *framed, size_t framed_l
     close(fd);
     return -1;
   }
-  int locked;
-  do locked = flock(fd, LOCK_EX) == 0;
-  while (!locked && errno == EINTR);
+  int locked = lock_bounded(host, fd);
   const char *data = framed + 1;
   size_t len = framed_len - 1;
   if (locked && ends_mid_line(fd)) data = framed, len = framed_len;
@@ -184,15 +207,99 @@ static int write_file_line(const char *path, const char *framed, size_t framed_l
   return 0;
 }
 
+/* Waits for room on `fd` within what is left of `*budget_ns` (no wait once
+ * it is spent), taking the time waited from it. 1: room; 0: none in time;
+ * -1: the descriptor is broken (errno set). */
+static int wait_writable(int fd, int64_t *budget_ns) {
+  for (;;) {
+    struct pollfd p = {fd, POLLOUT, 0};
+    int64_t left = *budget_ns > 0 ? *budget_ns : 0, t0 = sbio__monotonic_ns();
+    int r = poll(&p, 1, left ? (int)(left / 1000000) + 1 : 0);
+    if (left) *budget_ns -= sbio__monotonic_ns() - t0;
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (p.revents & (POLLERR | POLLHUP | POLLNVAL)) {
+      errno = (p.revents & POLLNVAL) ? EBADF : EPIPE;
+      return -1;
+    }
+    if (r > 0) return 1;
+    if (*budget_ns <= 0) return 0;
+  }
+}
+
+/* A pipe or FIFO on fd 2, opened again as a non-blocking description of
+ * its own (the shared one, and the other processes using it, keep their
+ * flags): its writes take what fits and never wait in the kernel. -1 for
+ * anything else, or when that cannot be done. */
+static int reopen_fifo_nonblocking(const struct stat *st) {
+  if (!S_ISFIFO(st->st_mode)) return -1;
+  int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  struct stat again;
+  if (fd >= 0 && (fstat(fd, &again) != 0 || again.st_ino != st->st_ino || again.st_dev != st->st_dev)) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
 /* stderr as a sink: one JSON object per line in a single write, the shape
- * journald and syslog collectors take one record per line from. */
-static int write_stderr_line(const char *line, size_t len, char *why, size_t why_size) {
-  ssize_t n = write_retry(STDERR_FILENO, line, len);
-  if (n < 0 || (size_t)n != len) {
+ * journald and syslog collectors take one record per line from. A reader
+ * that stops reading must not hold the operation (nor, behind audit.lock,
+ * every other thread's): the host waits for room at most
+ * SBIO_DEADLINE_MARGIN_S in all, then a line that does not fit at once
+ * fails the sink ("stderr is not being read"). A regular file is written
+ * as before; a pipe through a non-blocking description of its own; a
+ * socket with MSG_DONTWAIT; anything else (a terminal) once poll() says
+ * there is room, in PIPE_BUF pieces. Caller holds audit.lock. */
+static int write_stderr_line(sbio_host *host, const char *line, size_t len, char *why, size_t why_size) {
+  struct stat st;
+  if (fstat(STDERR_FILENO, &st) != 0 || S_ISREG(st.st_mode)) {
+    ssize_t n = write_retry(STDERR_FILENO, line, len);
+    if (n >= 0 && (size_t)n == len) return 0;
     snprintf(why, why_size, "cannot write audit event to stderr: %s", n < 0 ? strerror(errno) : "short write");
     return -1;
   }
-  return 0;
+  const int64_t margin_ns = (int64_t)(SBIO_DEADLINE_MARGIN_S * 1e9);
+  int64_t budget = margin_ns - host->audit.stderr_waited_ns, start = budget;
+  int own = reopen_fifo_nonblocking(&st), sock = S_ISSOCK(st.st_mode);
+  int fd = own >= 0 ? own : STDERR_FILENO;
+  size_t done = 0;
+  int failed = 0, stalled = 0;
+  while (done < len && !failed && !stalled) {
+    if (own < 0 && !sock) {
+      int w = wait_writable(fd, &budget);
+      if (w <= 0) {
+        failed = w < 0;
+        stalled = w == 0;
+        break;
+      }
+    }
+    size_t want = len - done;
+    if (own < 0 && !sock && want > PIPE_BUF) want = PIPE_BUF; /* what a terminal with room takes at once */
+    ssize_t n = sock ? send(fd, line + done, want, MSG_DONTWAIT | MSG_NOSIGNAL) : write(fd, line + done, want);
+    if (n > 0) {
+      done += (size_t)n;
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && (own >= 0 || sock)) {
+      int w = wait_writable(fd, &budget);
+      failed = w < 0;
+      stalled = w == 0;
+    } else {
+      failed = 1;
+      if (n == 0) errno = EIO;
+    }
+  }
+  int saved = errno;
+  if (own >= 0) close(own);
+  host->audit.stderr_waited_ns += start - budget;
+  if (done == len) return 0;
+  if (stalled)
+    snprintf(why, why_size, "cannot write audit event to stderr: stderr is not being read (no room for %.0f s)%s",
+             SBIO_DEADLINE_MARGIN_S, done ? "; the line was cut short" : "");
+  else
+    snprintf(why, why_size, "cannot write audit event to stderr: %s", strerror(saved));
+  return -1;
 }
 
 /* What failed, for warning once about each. */
@@ -233,9 +340,10 @@ static sbio_code send_to_sinks(sbio_host *host, const char *line, int op_failed,
   } else if (host->audit.path || host->audit.to_stderr) {
     rc = sink_failed(host, SINK_EVENT, "out of memory", op_failed, err);
   }
-  if (framed && host->audit.path && write_file_line(host->audit.path, framed, len + 2, why, sizeof why) != 0)
+  if (framed && host->audit.path && write_file_line(host, host->audit.path, framed, len + 2, why, sizeof why) != 0)
     rc = sink_failed(host, SINK_FILE, why, op_failed, err);
-  if (framed && rc == SBIO_OK && host->audit.to_stderr && write_stderr_line(framed + 1, len + 1, why, sizeof why) != 0)
+  if (framed && rc == SBIO_OK && host->audit.to_stderr &&
+      write_stderr_line(host, framed + 1, len + 1, why, sizeof why) != 0)
     rc = sink_failed(host, SINK_STDERR, why, op_failed, err);
   free(framed);
   for (size_t i = 0; i < host->audit.n_cbs && rc == SBIO_OK; i++) {

@@ -35,6 +35,13 @@ typedef struct sbio__audit {
    * must not turn every operation into a log line. Atomic. */
   unsigned warned;   /* bit per sink (sink_kind in audit.c) */
   size_t suppressed; /* failures not warned about */
+  /* Time the stderr sink waited for a reader to make room, under lock: at
+   * most SBIO_DEADLINE_MARGIN_S for the host's life, then a line that does
+   * not fit at once fails the sink (audit.c, write_stderr_line). */
+  int64_t stderr_waited_ns;
+  /* Time spent waiting for the audit file's lock, under lock (audit.c,
+   * lock_bounded). */
+  int64_t lock_waited_ns;
 } sbio__audit;
 
 typedef struct sbio__event {

@@ -20,12 +20,15 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sandboxio/sandboxio.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SECRET "tok-very-secret-9931"
@@ -807,6 +810,129 @@ static void test_stderr_unwritable(void **state) {
   sbio_error_free(e);
 }
 
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int done;
+  sbio_code rc;
+  char message[512];
+} unread_run;
+
+static void *unread_workload(void *arg) {
+  unread_run *u = arg;
+  sbio_host *h = open_host("audit: {stderr: true, on_failure: fail}\n", NULL);
+  sbio_sandbox *sb = NULL;
+  sbio_error *e = sbio_error_new();
+  sbio_code rc = sbio_sandbox_create(h, "fake://", NULL, &sb, e);
+  if (sb) sbio_sandbox_close(sb, NULL);
+  sbio_host_close(h);
+  pthread_mutex_lock(&u->lock);
+  u->rc = rc;
+  snprintf(u->message, sizeof u->message, "%s", sbio_error_message(e));
+  u->done = 1;
+  pthread_cond_signal(&u->cond);
+  pthread_mutex_unlock(&u->lock);
+  sbio_error_free(e);
+  return NULL;
+}
+
+/* stderr a pipe whose reader never reads, already full: the sink used to
+ * block in write() for ever, with the operation (and audit.lock) behind
+ * it. Now it waits at most SBIO_DEADLINE_MARGIN_S, then fails the sink,
+ * which under on_failure: fail fails the create. */
+static void test_stderr_nobody_reads(void **state) {
+  (void)state;
+  signal(SIGPIPE, SIG_IGN); /* the clean-up of a hung run closes the reader */
+  int p[2];
+  assert_int_equal(pipe(p), 0);
+  int fl = fcntl(p[1], F_GETFL);
+  fcntl(p[1], F_SETFL, fl | O_NONBLOCK);
+  char junk[4096];
+  memset(junk, 'x', sizeof junk);
+  while (write(p[1], junk, sizeof junk) > 0) {
+  }
+  fcntl(p[1], F_SETFL, fl); /* blocking again, as a program's stderr is */
+  fflush(stderr);
+  int saved = dup(2);
+  dup2(p[1], 2);
+  close(p[1]);
+  unread_run u = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .rc = -1};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, unread_workload, &u), 0);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 60; /* a liveness bound, far past the 3 s the sink may wait */
+  pthread_mutex_lock(&u.lock);
+  while (!u.done && pthread_cond_timedwait(&u.cond, &u.lock, &until) == 0) {
+  }
+  int done = u.done;
+  pthread_mutex_unlock(&u.lock);
+  dup2(saved, 2);
+  close(saved);
+  close(p[0]); /* a write still blocked on the pipe now fails with EPIPE */
+  pthread_join(t, NULL);
+  if (!done) fail_msg("an audit event to a stderr nobody reads did not return within 60 s");
+  assert_int_equal(u.rc, SBIO_E_AUDIT_SINK);
+  assert_non_null(strstr(u.message, "cannot write audit event to stderr: stderr is not being read"));
+}
+
+typedef struct {
+  unread_run u;
+  const char *yaml;
+} locked_run;
+
+static void *locked_workload(void *arg) {
+  locked_run *l = arg;
+  sbio_host *h = open_host(l->yaml, NULL);
+  sbio_sandbox *sb = NULL;
+  sbio_error *e = sbio_error_new();
+  sbio_code rc = sbio_sandbox_create(h, "fake://", NULL, &sb, e);
+  if (sb) sbio_sandbox_close(sb, NULL);
+  sbio_host_close(h);
+  pthread_mutex_lock(&l->u.lock);
+  l->u.rc = rc;
+  snprintf(l->u.message, sizeof l->u.message, "%s", sbio_error_message(e));
+  l->u.done = 1;
+  pthread_cond_signal(&l->u.cond);
+  pthread_mutex_unlock(&l->u.lock);
+  sbio_error_free(e);
+  return NULL;
+}
+
+/* Someone holds the audit file's advisory lock and never lets go (any
+ * user who may open the file can). The sink used to wait for it in
+ * flock() for ever; now it waits a bounded time and appends without it:
+ * the operation succeeds and its events are in the file. */
+static void test_file_locked_by_another(void **state) {
+  (void)state;
+  char *path = path_in("locked.log");
+  int holder = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+  assert_true(holder >= 0);
+  assert_int_equal(flock(holder, LOCK_SH), 0);
+  char *yaml = audit_config(path, "fail", NULL);
+  locked_run l = {.u = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .rc = -1}, .yaml = yaml};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, locked_workload, &l), 0);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 60; /* a liveness bound, far past the 1 s the sink may wait */
+  pthread_mutex_lock(&l.u.lock);
+  while (!l.u.done && pthread_cond_timedwait(&l.u.cond, &l.u.lock, &until) == 0) {
+  }
+  int done = l.u.done;
+  pthread_mutex_unlock(&l.u.lock);
+  close(holder); /* lets a hung sink go, so the thread can be joined */
+  pthread_join(t, NULL);
+  if (!done) fail_msg("an audit event to a file whose lock another holds did not return within 60 s");
+  if (l.u.rc != SBIO_OK) fail_msg("create: %s", l.u.message);
+  char *text = read_file(path, NULL);
+  assert_non_null(strstr(text, "\"event\":\"created\""));
+  assert_non_null(strstr(text, "\"event\":\"kill\""));
+  free(text);
+  free(yaml);
+  free(path);
+}
+
 /* ------------------------------------------------- on_failure rules */
 
 static void test_operation_error_wins(void **state) {
@@ -1011,6 +1137,8 @@ int main(void) {
       cmocka_unit_test_setup(test_fifo_is_refused, reset),
       cmocka_unit_test_setup(test_stderr_sink, reset),
       cmocka_unit_test_setup(test_stderr_unwritable, reset),
+      cmocka_unit_test_setup(test_stderr_nobody_reads, reset),
+      cmocka_unit_test_setup(test_file_locked_by_another, reset),
       cmocka_unit_test_setup(test_operation_error_wins, reset),
       cmocka_unit_test_setup(test_warn_tries_every_sink, reset),
       cmocka_unit_test_setup(test_warn_once_per_sink, reset),
