@@ -63,10 +63,22 @@ run)
   # Nothing survives close: no QEMU, no watchdog of this state directory.
   # (The qemu tests hold one lock, so no other VM's watchdog is about.)
   if pgrep -f -- "$state/" > /dev/null; then fail "QEMU survived the run: $(pgrep -af -- "$state/")"; fi
-  # A zombie is dead: one only waits for a PID 1 that reaps it.
-  if ps -eo stat=,comm= | awk '$1 !~ /^Z/ && $2 == "sbio-qemu-wd" {found=1} END {exit !found}'; then
-    fail "the VM's watchdog survived the run"
-  fi
+  # The watchdog is a fork of sbio, so its environment is this case's
+  # (SBIO_CONFIG=$work/tcg.yaml): that tells it from the watchdog of a VM
+  # another suite on the same machine runs. A zombie is dead: one only
+  # waits for a PID 1 that reaps it. The close SIGKILLs QEMU's group but
+  # waits for QEMU alone (the watchdog is QEMU's child), so the watchdog
+  # may take a moment to go: gone within 10 s, not at once.
+  watchdog_alive() {
+    local p
+    for p in $(pgrep -x sbio-qemu-wd); do
+      [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" = Z ] && continue
+      tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qxF "SBIO_CONFIG=$work/tcg.yaml" && return 0
+    done
+    return 1
+  }
+  for _ in $(seq 1 100); do watchdog_alive || break; sleep 0.1; done
+  if watchdog_alive; then fail "the VM's watchdog survived the run"; fi
   ;;
 lo)
   out=$(run run --backend qemu:// --shell -- 'ls /sys/class/net; cat /proc/net/dev | tail -n +3 | cut -d: -f1' 2> /dev/null)
