@@ -27,10 +27,20 @@
 #define HOST_CLASS ELFCLASS64
 typedef Elf64_Ehdr host_ehdr;
 typedef Elf64_Phdr host_phdr;
+typedef Elf64_Dyn host_dyn;
+typedef Elf64_Rel host_rel;
+typedef Elf64_Rela host_rela;
+typedef Elf64_Sym host_sym;
+#define HOST_R_TYPE ELF64_R_TYPE
 #else
 #define HOST_CLASS ELFCLASS32
 typedef Elf32_Ehdr host_ehdr;
 typedef Elf32_Phdr host_phdr;
+typedef Elf32_Dyn host_dyn;
+typedef Elf32_Rel host_rel;
+typedef Elf32_Rela host_rela;
+typedef Elf32_Sym host_sym;
+#define HOST_R_TYPE ELF32_R_TYPE
 #endif
 /* Elf32_Nhdr and Elf64_Nhdr are the same three 32-bit words. */
 typedef Elf64_Nhdr host_nhdr;
@@ -211,6 +221,212 @@ static int check_loadable(const unsigned char *buf, const host_ehdr *eh, size_t 
   return 0;
 }
 
+/* ---------------------------------------- what the dynamic loader trusts */
+/* ld.so reads the dynamic array at the PT_DYNAMIC address until a DT_NULL
+ * entry, then follows the addresses in it (string, symbol and hash tables,
+ * relocation tables, init and fini arrays) and writes where each relocation
+ * says, checking none of them against the segments it mapped: a PT_DYNAMIC,
+ * a table or a relocation target outside the image is a SIGSEGV inside
+ * dlopen, which kills the host. Those are checked here against the PT_LOAD
+ * segments. This keeps a damaged or crafted header from crashing the host;
+ * it cannot make damaged code safe to run (a sha256 pin detects that). */
+
+/* A backend has four or five PT_LOADs and a few dozen dynamic entries; the
+ * caps keep the checks below linear in the file for a crafted one. */
+#define MAX_LOADS 16
+#define MAX_DYNAMIC 4096
+
+typedef struct load_seg {
+  uint64_t vaddr, memsz, filesz, offset;
+} load_seg;
+
+typedef struct image_map {
+  load_seg loads[MAX_LOADS];
+  unsigned n;
+} image_map;
+
+/* Whether one PT_LOAD holds [addr, addr + size) in memory (p_memsz) or,
+ * with file_backed, in its file-backed part (p_filesz, which check_loadable
+ * found inside the file); then *file_off is the file offset of addr. */
+static int image_holds(const image_map *map, uint64_t addr, uint64_t size, int file_backed, uint64_t *file_off) {
+  for (unsigned i = 0; i < map->n; i++) {
+    const load_seg *ld = &map->loads[i];
+    uint64_t extent = ld->memsz;
+    if (file_backed) {
+      if (ld->filesz == 0) continue;
+      if (ld->filesz < extent) extent = ld->filesz; /* only p_memsz is mapped */
+    }
+    if (addr < ld->vaddr || addr - ld->vaddr > extent || size > extent - (addr - ld->vaddr)) continue;
+    if (file_off) *file_off = ld->offset + (addr - ld->vaddr);
+    return 1;
+  }
+  return 0;
+}
+
+/* The dynamic tags ld.so dereferences, and the tag giving each one's size
+ * (0: `unit` bytes, the least it reads there, are checked). */
+typedef struct dyn_table {
+  int64_t tag, size_tag;
+  uint64_t unit;
+  const char *name;
+} dyn_table;
+
+static const dyn_table dyn_tables[] = {
+    {DT_STRTAB, DT_STRSZ, 1, "DT_STRTAB"},
+    {DT_SYMTAB, 0, sizeof(host_sym), "DT_SYMTAB"},
+    {DT_HASH, 0, 8, "DT_HASH"},
+    {DT_GNU_HASH, 0, 16, "DT_GNU_HASH"},
+    {DT_RELA, DT_RELASZ, 1, "DT_RELA"},
+    {DT_REL, DT_RELSZ, 1, "DT_REL"},
+    {DT_JMPREL, DT_PLTRELSZ, 1, "DT_JMPREL"},
+    {DT_INIT_ARRAY, DT_INIT_ARRAYSZ, 1, "DT_INIT_ARRAY"},
+    {DT_FINI_ARRAY, DT_FINI_ARRAYSZ, 1, "DT_FINI_ARRAY"},
+    {DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, 1, "DT_PREINIT_ARRAY"},
+    {DT_INIT, 0, 1, "DT_INIT"},
+    {DT_FINI, 0, 1, "DT_FINI"},
+    {DT_PLTGOT, 0, 1, "DT_PLTGOT"},
+    {DT_VERSYM, 0, 2, "DT_VERSYM"},
+    {DT_VERDEF, 0, 1, "DT_VERDEF"},
+    {DT_VERNEED, 0, 1, "DT_VERNEED"},
+};
+#define N_DYN_TABLES (sizeof dyn_tables / sizeof dyn_tables[0])
+
+/* The value of the last `tag` of the dynamic array's first n entries (ld.so
+ * keeps the last) in *value; 0 when there is none. */
+static int dyn_value(const unsigned char *dyn, uint64_t n, int64_t tag, uint64_t *value) {
+  int found = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    host_dyn d;
+    memcpy(&d, dyn + i * sizeof d, sizeof d);
+    if ((int64_t)d.d_tag == tag) {
+      *value = (uint64_t)d.d_un.d_val;
+      found = 1;
+    }
+  }
+  return found;
+}
+
+/* Every relocation of the table [off, off + size) in the file writes inside
+ * the image (a word at r_offset). R_*_NONE writes nothing. */
+static int check_relocs(const unsigned char *buf, const image_map *map, uint64_t off, uint64_t size, int rela,
+                        const char *name, char *reason, size_t reason_size) {
+  uint64_t entsize = rela ? sizeof(host_rela) : sizeof(host_rel);
+  for (uint64_t at = 0; at + entsize <= size; at += entsize) {
+    host_rela r = {0};
+    memcpy(&r, buf + off + at, entsize); /* a rel is a rela's first two fields */
+    if (HOST_R_TYPE(r.r_info) == 0) continue;
+    if (!image_holds(map, (uint64_t)r.r_offset, sizeof(uintptr_t), 0, NULL)) {
+      return fail(reason, reason_size, "ELF %s relocation %llu writes at 0x%llx, outside the file's loadable segments",
+                  name, (unsigned long long)(at / entsize), (unsigned long long)r.r_offset);
+    }
+  }
+  return 0;
+}
+
+static int check_dynamic(const unsigned char *buf, const host_ehdr *eh, char *reason, size_t reason_size) {
+  host_phdr dyn_ph;
+  unsigned n_dynamic = 0, dyn_index = 0;
+  image_map map = {.n = 0};
+  for (unsigned i = 0; i < eh->e_phnum; i++) {
+    host_phdr ph;
+    memcpy(&ph, buf + eh->e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_LOAD) {
+      if (map.n == MAX_LOADS) {
+        return fail(reason, reason_size, "ELF has more than %d PT_LOAD segments", MAX_LOADS);
+      }
+      map.loads[map.n++] = (load_seg){ph.p_vaddr, ph.p_memsz, ph.p_filesz, ph.p_offset};
+    }
+    if (ph.p_type != PT_DYNAMIC) continue;
+    dyn_ph = ph;
+    dyn_index = i;
+    n_dynamic++;
+  }
+  /* Without one dlopen refuses the file by itself ("no dynamic section"). */
+  if (n_dynamic == 0) return 0;
+  if (n_dynamic > 1) return fail(reason, reason_size, "ELF has %u PT_DYNAMIC segments (one expected)", n_dynamic);
+  /* ld.so reads the array from memory, i.e. from the PT_LOAD bytes at that
+   * address, whatever p_offset says: those are the bytes checked. */
+  uint64_t dyn_off = 0;
+  if (dyn_ph.p_filesz < sizeof(host_dyn) ||
+      !image_holds(&map, (uint64_t)dyn_ph.p_vaddr, (uint64_t)dyn_ph.p_filesz, 1, &dyn_off)) {
+    return fail(reason, reason_size,
+                "ELF dynamic section (segment %u, address 0x%llx, %llu bytes) lies outside the file's loadable "
+                "segments",
+                dyn_index, (unsigned long long)dyn_ph.p_vaddr, (unsigned long long)dyn_ph.p_filesz);
+  }
+  const unsigned char *dyn = buf + dyn_off;
+  uint64_t n = (uint64_t)dyn_ph.p_filesz / sizeof(host_dyn), n_used = 0;
+  for (; n_used < n && n_used <= MAX_DYNAMIC; n_used++) {
+    host_dyn d;
+    memcpy(&d, dyn + n_used * sizeof d, sizeof d);
+    if (d.d_tag == DT_NULL) break;
+  }
+  if (n_used > MAX_DYNAMIC) {
+    return fail(reason, reason_size, "ELF dynamic section has more than %d entries", MAX_DYNAMIC);
+  }
+  if (n_used == n) return fail(reason, reason_size, "ELF dynamic section has no DT_NULL terminator");
+
+  for (size_t t = 0; t < N_DYN_TABLES; t++) {
+    const dyn_table *tb = &dyn_tables[t];
+    uint64_t addr = 0, size = tb->unit;
+    if (!dyn_value(dyn, n_used, tb->tag, &addr)) continue;
+    if (tb->size_tag && !dyn_value(dyn, n_used, tb->size_tag, &size)) {
+      return fail(reason, reason_size, "ELF dynamic section has %s without its size", tb->name);
+    }
+    /* In the file-backed part: each is read (or run) before anything is
+     * relocated, and a table or code in the zero-filled tail of a segment
+     * is a file whose bytes are missing. */
+    if (!image_holds(&map, addr, size, 1, NULL)) {
+      return fail(reason, reason_size,
+                  "ELF dynamic section's %s (address 0x%llx, size %llu) lies outside the file's loadable segments",
+                  tb->name, (unsigned long long)addr, (unsigned long long)size);
+    }
+  }
+
+  /* Names ld.so reads from the string table: DT_NEEDED (it opens those
+   * files), DT_SONAME, DT_RPATH, DT_RUNPATH. */
+  uint64_t strtab = 0, strsz = 0, str_off = 0;
+  int have_strtab = dyn_value(dyn, n_used, DT_STRTAB, &strtab) && dyn_value(dyn, n_used, DT_STRSZ, &strsz);
+  int strtab_in_file = have_strtab && image_holds(&map, strtab, strsz, 1, &str_off);
+  for (uint64_t i = 0; i < n_used; i++) {
+    host_dyn d;
+    memcpy(&d, dyn + i * sizeof d, sizeof d);
+    if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH) continue;
+    uint64_t name = (uint64_t)d.d_un.d_val;
+    if (!strtab_in_file || name >= strsz || memchr(buf + str_off + name, '\0', strsz - name) == NULL) {
+      return fail(reason, reason_size,
+                  "ELF dynamic entry %llu names a string outside the dynamic string table (offset %llu)",
+                  (unsigned long long)i, (unsigned long long)name);
+    }
+  }
+
+  /* Relocation tables: read from the file, every target inside the image. */
+  static const struct {
+    int64_t tag, size_tag;
+    int rela;
+    const char *name;
+  } relocs[] = {
+      {DT_RELA, DT_RELASZ, 1, "DT_RELA"}, {DT_REL, DT_RELSZ, 0, "DT_REL"}, {DT_JMPREL, DT_PLTRELSZ, -1, "DT_JMPREL"}};
+  for (size_t r = 0; r < sizeof relocs / sizeof relocs[0]; r++) {
+    uint64_t addr = 0, size = 0, off = 0, kind = DT_RELA;
+    if (!dyn_value(dyn, n_used, relocs[r].tag, &addr)) continue;
+    dyn_value(dyn, n_used, relocs[r].size_tag, &size); /* present: checked above */
+    int rela = relocs[r].rela;
+    if (rela < 0) {
+      if (!dyn_value(dyn, n_used, DT_PLTREL, &kind) || (kind != DT_RELA && kind != DT_REL)) {
+        return fail(reason, reason_size, "ELF dynamic section has DT_JMPREL without a DT_PLTREL of DT_RELA or DT_REL");
+      }
+      rela = kind == DT_RELA;
+    }
+    if (!image_holds(&map, addr, size, 1, &off)) {
+      return fail(reason, reason_size, "ELF %s relocation table (address 0x%llx, %llu bytes) is not in the file",
+                  relocs[r].name, (unsigned long long)addr, (unsigned long long)size);
+    }
+    if (check_relocs(buf, &map, off, size, rela, relocs[r].name, reason, reason_size) != 0) return -1;
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------------ notes */
 typedef struct note_search {
   const unsigned char *buf;
@@ -317,6 +533,7 @@ int sbio__elfnote_find(const unsigned char *buf, size_t len, const char **json, 
   }
   if (s.json == NULL) return fail(reason, reason_size, "no .note.sandboxio metadata note");
   if (check_loadable(buf, &eh, len, reason, reason_size) != 0) return -1;
+  if (check_dynamic(buf, &eh, reason, reason_size) != 0) return -1;
   if (json) *json = s.json;
   if (json_len) *json_len = s.json_len;
   return 0;

@@ -11,9 +11,11 @@
  * owner "sandboxio" and type SBIO_NOTE_TYPE. Checks that the ELF class, data
  * encoding and machine match the running host, that headers, segments and
  * notes are in bounds and 4-byte aligned, that the descriptor is a
- * NUL-terminated string no larger than SBIO_METADATA_MAX, and that every
+ * NUL-terminated string no larger than SBIO_METADATA_MAX, that every
  * PT_LOAD segment lies inside the file (a truncated file would crash the
- * dynamic loader). On success returns
+ * dynamic loader), and that what the dynamic loader follows unchecked (the
+ * PT_DYNAMIC array, the tables it names, relocation targets) lies inside
+ * the loadable segments. On success returns
  * 0 with *json pointing into buf and *json_len its strlen. On failure
  * returns -1 with a one-line reason ("not an ELF file", "ELF machine 183
  * (AArch64) does not match this host (62, x86-64)", "no .note.sandboxio

@@ -25,11 +25,15 @@
 #if UINTPTR_MAX == UINT64_MAX
 typedef Elf64_Ehdr ehdr_t;
 typedef Elf64_Phdr phdr_t;
+typedef Elf64_Dyn dyn_t;
+typedef Elf64_Rela rela_t;
 #define HOST_CLASS ELFCLASS64
 #define OTHER_CLASS ELFCLASS32
 #else
 typedef Elf32_Ehdr ehdr_t;
 typedef Elf32_Phdr phdr_t;
+typedef Elf32_Dyn dyn_t;
+typedef Elf32_Rela rela_t;
 #define HOST_CLASS ELFCLASS32
 #define OTHER_CLASS ELFCLASS64
 #endif
@@ -590,6 +594,144 @@ static void test_real_fake_plugin(void **state) {
   read_real_plugin(SBIO_TEST_BACKEND_DIR "/sbio-backend-fake.so");
 }
 
+/* ------------------------------------------- what the dynamic loader trusts */
+/* The real fake plugin, read whole, and where its dynamic array is: each
+ * test below breaks one thing dlopen would follow blindly (before the
+ * check, each of these files crashed the host inside dlopen). */
+typedef struct real_image {
+  unsigned char *buf;
+  size_t len;
+  ehdr_t eh;
+  size_t dyn_phdr, dyn_off, dyn_n; /* program header index, file offset, entries */
+} real_image;
+
+static int real_fake_plugin(real_image *ri) {
+  int fd = open(SBIO_TEST_BACKEND_DIR "/sbio-backend-fake.so", O_RDONLY);
+  if (fd < 0) return -1;
+  off_t size = lseek(fd, 0, SEEK_END);
+  assert_true(size > 0);
+  ri->len = (size_t)size;
+  ri->buf = malloc(ri->len);
+  assert_non_null(ri->buf);
+  assert_int_equal(pread(fd, ri->buf, ri->len, 0), (ssize_t)ri->len);
+  close(fd);
+  memcpy(&ri->eh, ri->buf, sizeof ri->eh);
+  ri->dyn_n = 0;
+  for (size_t i = 0; i < ri->eh.e_phnum; i++) {
+    phdr_t ph;
+    memcpy(&ph, ri->buf + ri->eh.e_phoff + i * sizeof ph, sizeof ph);
+    if (ph.p_type != PT_DYNAMIC) continue;
+    ri->dyn_phdr = i;
+    ri->dyn_off = ph.p_offset; /* the linker makes it equal to the PT_LOAD bytes at p_vaddr */
+    ri->dyn_n = ph.p_filesz / sizeof(dyn_t);
+  }
+  assert_true(ri->dyn_n > 0);
+  return 0;
+}
+
+static phdr_t *real_phdr(real_image *ri, size_t i) {
+  return (phdr_t *)(ri->buf + ri->eh.e_phoff + i * sizeof(phdr_t));
+}
+static dyn_t *real_dyn(real_image *ri, size_t i) {
+  return (dyn_t *)(ri->buf + ri->dyn_off + i * sizeof(dyn_t));
+}
+/* The dynamic entry with `tag` (the first one), or NULL. */
+static dyn_t *real_dyn_find(real_image *ri, int64_t tag) {
+  for (size_t i = 0; i < ri->dyn_n; i++)
+    if ((int64_t)real_dyn(ri, i)->d_tag == tag) return real_dyn(ri, i);
+  return NULL;
+}
+static dyn_t *real_dyn_tag(real_image *ri, int64_t tag) {
+  dyn_t *d = real_dyn_find(ri, tag);
+  if (!d) fail_msg("the fake plugin has no dynamic tag %lld", (long long)tag);
+  return d;
+}
+
+static void expect_real_refused(real_image *ri, const char *expected) {
+  char reason[256] = "";
+  int rc = sbio__elfnote_find(ri->buf, ri->len, NULL, NULL, reason, sizeof reason);
+  if (rc != -1 || strstr(reason, expected) == NULL)
+    fail_msg("expected refusal containing \"%s\", got rc=%d reason \"%s\"", expected, rc, reason);
+  free(ri->buf);
+}
+
+static void test_dynamic_section_outside_image(void **state) {
+  (void)state;
+  real_image ri;
+  if (real_fake_plugin(&ri) != 0) skip();
+  char reason[256] = "";
+  assert_int_equal(sbio__elfnote_find(ri.buf, ri.len, NULL, NULL, reason, sizeof reason), 0);
+  real_phdr(&ri, ri.dyn_phdr)->p_vaddr = 0x7fff0000;
+  expect_real_refused(&ri, "ELF dynamic section (segment ");
+
+  if (real_fake_plugin(&ri) != 0) skip();
+  for (size_t i = 0; i < ri.eh.e_phnum; i++)
+    if (real_phdr(&ri, i)->p_type == PT_GNU_STACK) real_phdr(&ri, i)->p_type = PT_DYNAMIC;
+  expect_real_refused(&ri, "ELF has 2 PT_DYNAMIC segments");
+}
+
+static void test_dynamic_section_without_terminator(void **state) {
+  (void)state;
+  real_image ri;
+  if (real_fake_plugin(&ri) != 0) skip();
+  for (size_t i = 0; i < ri.dyn_n; i++)
+    if (real_dyn(&ri, i)->d_tag == DT_NULL) real_dyn(&ri, i)->d_tag = DT_DEBUG;
+  expect_real_refused(&ri, "ELF dynamic section has no DT_NULL terminator");
+}
+
+static void test_dynamic_tables_outside_image(void **state) {
+  (void)state;
+  real_image ri;
+  if (real_fake_plugin(&ri) != 0) skip();
+  real_dyn_tag(&ri, DT_STRTAB)->d_un.d_ptr = 0x7fff0000;
+  expect_real_refused(&ri, "dynamic section's DT_STRTAB (address 0x7fff0000");
+
+  if (real_fake_plugin(&ri) != 0) skip();
+  real_dyn_tag(&ri, DT_SYMTAB)->d_un.d_ptr = (uint64_t)-16; /* wraps past the end of the address space */
+  expect_real_refused(&ri, "dynamic section's DT_SYMTAB");
+
+  if (real_fake_plugin(&ri) != 0) skip();
+  real_dyn_tag(&ri, DT_RELASZ)->d_un.d_val = (uint64_t)-1;
+  expect_real_refused(&ri, "dynamic section's DT_RELA");
+
+  if (real_fake_plugin(&ri) != 0) skip();
+  real_dyn_tag(&ri, DT_NEEDED)->d_un.d_val = 0x7fffffff;
+  expect_real_refused(&ri, "names a string outside the dynamic string table (offset 2147483647)");
+}
+
+/* Code whose bytes are not in the file: the executable segment's file size
+ * set to 0 leaves DT_INIT pointing into zero-filled memory. */
+static void test_code_not_in_file(void **state) {
+  (void)state;
+  real_image ri;
+  if (real_fake_plugin(&ri) != 0) skip();
+  uint64_t init = real_dyn_tag(&ri, DT_INIT)->d_un.d_ptr;
+  int cut = 0;
+  for (size_t i = 0; i < ri.eh.e_phnum; i++) {
+    phdr_t *ph = real_phdr(&ri, i);
+    if (ph->p_type == PT_LOAD && init >= ph->p_vaddr && init < ph->p_vaddr + ph->p_memsz) ph->p_filesz = 0, cut = 1;
+  }
+  assert_true(cut);
+  expect_real_refused(&ri, "dynamic section's DT_INIT");
+}
+
+static void test_relocation_outside_image(void **state) {
+  (void)state;
+  real_image ri;
+  if (real_fake_plugin(&ri) != 0) skip();
+  if (!real_dyn_find(&ri, DT_RELA)) { /* a REL platform (i386, ARM) */
+    free(ri.buf);
+    skip();
+  }
+  uint64_t rela = real_dyn_tag(&ri, DT_RELA)->d_un.d_ptr;
+  /* The relocation table is in the first PT_LOAD, at offset = address. */
+  rela_t r;
+  memcpy(&r, ri.buf + rela, sizeof r);
+  r.r_offset = 0x7fff0000;
+  memcpy(ri.buf + rela, &r, sizeof r);
+  expect_real_refused(&ri, "ELF DT_RELA relocation 0 writes at 0x7fff0000, outside the file's loadable segments");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid_image),
@@ -620,6 +762,11 @@ int main(void) {
       cmocka_unit_test(test_own_executable_has_no_note),
       cmocka_unit_test(test_real_seed_plugin),
       cmocka_unit_test(test_real_fake_plugin),
+      cmocka_unit_test(test_dynamic_section_outside_image),
+      cmocka_unit_test(test_dynamic_section_without_terminator),
+      cmocka_unit_test(test_dynamic_tables_outside_image),
+      cmocka_unit_test(test_code_not_in_file),
+      cmocka_unit_test(test_relocation_outside_image),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
