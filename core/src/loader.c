@@ -87,6 +87,13 @@ static void describe_change(const sbio__file_identity *was, const sbio__file_ide
  * SIGBUS on a page past the end of a truncated file. */
 static int reverify_file(struct sbio_backend_info *b, char **note) {
   *note = NULL;
+  struct stat pre;
+  /* Not even opened when it is no longer a regular file (registry.c,
+   * evaluate_file, says why); fstat below checks the descriptor itself. */
+  if (stat(b->path, &pre) == 0 && !S_ISREG(pre.st_mode)) {
+    sbio__backend_refuse(b, "%s is no longer a regular file", b->path);
+    return -1;
+  }
   int fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     sbio__backend_refuse(b, "cannot open %s: %s", b->path, strerror(errno));

@@ -299,7 +299,10 @@ const char *sbio__backend_sha256(struct sbio_backend_info *b) {
   if (atomic_load_explicit(&b->sha256_known, memory_order_acquire)) return b->sha256;
   if (!b->have_meta) return "";
   pthread_mutex_lock(&hash_lock);
-  if (!atomic_load_explicit(&b->sha256_known, memory_order_relaxed)) {
+  struct stat pre;
+  /* A file that is no longer regular is not opened (evaluate_file says why). */
+  if (!atomic_load_explicit(&b->sha256_known, memory_order_relaxed) && stat(b->path, &pre) == 0 &&
+      S_ISREG(pre.st_mode)) {
     int fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
     sbio__file_identity now;
@@ -461,7 +464,17 @@ static void evaluate_file(struct sbio_backend_info *b, const sbio__trust_policy 
     return;
   }
 
-  /* O_NONBLOCK: a FIFO named like a backend must not hang the scan. */
+  /* Not opened unless it is a regular file: open(2) alone acts on a FIFO
+   * (it releases a writer waiting for a reader) and on a device (a serial
+   * line raises DTR, a tape rewinds, a watchdog is armed). The descriptor
+   * is checked again below; O_NONBLOCK still keeps a FIFO swapped in
+   * meanwhile from hanging the scan. */
+  struct stat pre;
+  if (lstat(real, &pre) == 0 && !S_ISREG(pre.st_mode)) {
+    sbio__backend_refuse(b, "%s is not a regular file", real);
+    free(real);
+    return;
+  }
   int fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     sbio__backend_refuse(b, "cannot open %s: %s", real, strerror(errno));

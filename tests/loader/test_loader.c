@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -632,6 +633,42 @@ static void test_special_files_refused(void **state) {
   expect_entry(c, c->plugins, "sbio-backend-loader_dangling.so", SBIO_BACKEND_REFUSED, "cannot resolve");
 }
 
+/* A candidate that is not a regular file is refused without being opened:
+ * open(2) alone has effects on a FIFO (it releases a writer waiting for a
+ * reader) and on devices (a serial line raises DTR, a tape rewinds, a
+ * watchdog is armed). inotify reports every open of the FIFO, by a symlink
+ * or by its own name, at scan and at load. */
+static void test_special_files_not_opened(void **state) {
+  ctx *c = *state;
+  char fifo[PATH_MAX], store[PATH_MAX], link_path[PATH_MAX];
+  loader_join(fifo, c->plugins, "sbio-backend-loader_fifo.so");
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  assert_int_equal(chmod(fifo, 0644), 0);
+  assert_int_equal(loader_mkdir(c->tmp, "fifo-store", 0755, store), 0);
+  char target[PATH_MAX];
+  loader_join(target, store, "pipe");
+  assert_int_equal(mkfifo(target, 0644), 0);
+  assert_int_equal(chmod(target, 0644), 0);
+  loader_join(link_path, c->plugins, "sbio-backend-loader_fifolink.so");
+  assert_int_equal(symlink(target, link_path), 0);
+
+  int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  assert_true(in >= 0);
+  assert_true(inotify_add_watch(in, fifo, IN_OPEN) >= 0);
+  assert_true(inotify_add_watch(in, target, IN_OPEN) >= 0);
+  alarm(60); /* should it open one after all, it must not block */
+  scan_one(c, c->plugins);
+  alarm(0);
+  expect_entry(c, c->plugins, "sbio-backend-loader_fifo.so", SBIO_BACKEND_REFUSED, "is not a regular file");
+  expect_entry(c, c->plugins, "sbio-backend-loader_fifolink.so", SBIO_BACKEND_REFUSED, "is not a regular file");
+  char events[4096];
+  ssize_t n = read(in, events, sizeof events);
+  int saved = errno;
+  close(in);
+  if (n > 0) fail_msg("the scan opened a FIFO named like a backend (%zd bytes of inotify events)", n);
+  assert_int_equal(saved, EAGAIN);
+}
+
 static void test_symlinks_checked_on_both_sides(void **state) {
   ctx *c = *state;
   char target_dir[PATH_MAX], link_path[PATH_MAX], target[PATH_MAX], want[PATH_MAX + 128];
@@ -1012,6 +1049,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_foreign_elf_refused, setup, teardown),
       cmocka_unit_test_setup_teardown(test_truncated_file_refused_before_dlopen, setup, teardown),
       cmocka_unit_test_setup_teardown(test_special_files_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_special_files_not_opened, setup, teardown),
       cmocka_unit_test_setup_teardown(test_symlinks_checked_on_both_sides, setup, teardown),
       cmocka_unit_test_setup_teardown(test_symlinked_directories, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shadowing, setup, teardown),
