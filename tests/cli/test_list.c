@@ -403,6 +403,19 @@ static void test_colour_only_on_a_terminal_without_no_color(void **state) {
   free(cfg);
 }
 
+/* Copies the file at from to to, with mode. */
+static void copy_file(const char *from, const char *to, mode_t mode) {
+  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, n, out), n);
+  fclose(in);
+  assert_int_equal(fclose(out), 0);
+  assert_int_equal(chmod(to, mode), 0);
+}
+
 /* A relative --backend-path is a directory typed on purpose: it is taken
  * from the current directory (made absolute), where the library on its
  * own ignores relative search directories (SBIO_BACKEND_PATH, config). */
@@ -412,15 +425,7 @@ static void test_relative_backend_path_is_taken_from_the_current_directory(void 
   char *dir = h_path("rel-plugins");
   assert_int_equal(mkdir(dir, 0755), 0);
   char *dst = h_path("rel-plugins/sbio-backend-fake.so");
-  FILE *in = fopen(SBIO_TEST_FAKE_PLUGIN, "rb"), *out = fopen(dst, "wb");
-  assert_non_null(in);
-  assert_non_null(out);
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, n, out), n);
-  fclose(in);
-  assert_int_equal(fclose(out), 0);
-  assert_int_equal(chmod(dst, 0644), 0);
+  copy_file(SBIO_TEST_FAKE_PLUGIN, dst, 0644);
   char cwd[4096];
   assert_non_null(getcwd(cwd, sizeof cwd));
   assert_int_equal(chdir(h_scratch()), 0);
@@ -443,19 +448,6 @@ static void test_relative_backend_path_is_taken_from_the_current_directory(void 
   free(dst);
   free(dir);
   free(cfg);
-}
-
-/* Copies the file at from to to, with mode. */
-static void copy_file(const char *from, const char *to, mode_t mode) {
-  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-  assert_non_null(in);
-  assert_non_null(out);
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, n, out), n);
-  fclose(in);
-  assert_int_equal(fclose(out), 0);
-  assert_int_equal(chmod(to, mode), 0);
 }
 
 /* In a set-user-ID process (AT_SECURE) SBIO_BACKEND_PATH is not obeyed, as
