@@ -364,6 +364,35 @@ static void test_run_timeout_above_the_maximum_exits_78(void **state) {
   free_logged_config(&c);
 }
 
+/* Reads `fd` (one of p's streams; what it gives is kept in buf when buf
+ * is not NULL) until sbio exits, for at most limit_s seconds, bounded by
+ * time rather than by a count of reads: a message written in many pieces
+ * once used up a count of 300 in milliseconds. The exit status (128+N for
+ * signal N), or -1 when sbio was still running: then it is killed. */
+static int read_until_exit(h_proc *p, int fd, char *buf, size_t cap, size_t *len, int limit_s) {
+  struct timespec t0, now;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int status = -1, open_ = 1;
+  char scratch[4096];
+  for (now = t0; status < 0 && now.tv_sec - t0.tv_sec < limit_s; clock_gettime(CLOCK_MONOTONIC, &now)) {
+    struct pollfd pfd = {fd, POLLIN, 0};
+    if (open_ && poll(&pfd, 1, 100) > 0) {
+      ssize_t n = buf ? read(fd, buf + *len, cap - 1 - *len) : read(fd, scratch, sizeof scratch);
+      if (n > 0 && buf) *len += (size_t)n;
+      if (n <= 0) open_ = 0;
+    } else if (!open_) {
+      nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    int ws;
+    if (waitpid(p->pid, &ws, WNOHANG) == p->pid) status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+  }
+  if (status < 0) {
+    kill(p->pid, SIGKILL);
+    waitpid(p->pid, NULL, 0);
+  }
+  return status;
+}
+
 /* sbio's own stdout is a pipe nobody reads: --timeout still ends the run
  * (exit 124, SBX_E1302 on stderr), well before the harness would give up.
  * Before, the output callback blocked the exec's thread in write() and the
@@ -378,28 +407,9 @@ static void test_run_deadline_holds_when_stdout_is_never_read(void **state) {
   /* Read stderr only; stdout's pipe fills and stays full. */
   char err[65536];
   size_t err_len = 0;
-  int status = -1, err_open = 1;
-  /* Bounded by time, not by a count of turns: each piece of stderr is a
-   * turn, and a message written in many pieces once used up a count of 300
-   * in milliseconds. */
-  for (struct timespec now = t0; status < 0 && now.tv_sec - t0.tv_sec < 30; clock_gettime(CLOCK_MONOTONIC, &now)) {
-    struct pollfd pfd = {p.err_fd, POLLIN, 0};
-    if (err_open && poll(&pfd, 1, 100) > 0) {
-      ssize_t n = read(p.err_fd, err + err_len, sizeof err - 1 - err_len);
-      if (n > 0) err_len += (size_t)n;
-      if (n == 0) err_open = 0;
-    } else if (!err_open) {
-      nanosleep(&(struct timespec){0, 100000000}, NULL);
-    }
-    int ws;
-    if (waitpid(p.pid, &ws, WNOHANG) == p.pid) status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-  }
+  int status = read_until_exit(&p, p.err_fd, err, sizeof err, &err_len, 30);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (status < 0) {
-    kill(p.pid, SIGKILL);
-    waitpid(p.pid, NULL, 0);
-    fail_msg("sbio run --timeout 2 did not end within 30 s while its stdout was not read");
-  }
+  if (status < 0) fail_msg("sbio run --timeout 2 did not end within 30 s while its stdout was not read");
   for (ssize_t n; (n = read(p.err_fd, err + err_len, sizeof err - 1 - err_len)) > 0;) err_len += (size_t)n;
   err[err_len] = '\0';
   close(p.out_fd);
@@ -418,29 +428,12 @@ static void test_run_deadline_holds_when_stdout_is_never_read(void **state) {
 static void test_run_deadline_holds_when_stderr_is_never_read(void **state) {
   (void)state;
   char *cfg = empty_config();
-  struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
   h_proc p;
   H_START(&p, NULL, "--config", cfg, "run", "--backend", "fake://", "--timeout", "2", "--", "sh", "-c",
           "seq 1 2000000 >&2");
   /* Read stdout only; stderr's pipe fills and stays full. */
-  int status = -1, out_open = 1;
-  for (struct timespec now = t0; status < 0 && now.tv_sec - t0.tv_sec < 60; clock_gettime(CLOCK_MONOTONIC, &now)) {
-    struct pollfd pfd = {p.out_fd, POLLIN, 0};
-    if (out_open && poll(&pfd, 1, 100) > 0) {
-      char buf[4096];
-      if (read(p.out_fd, buf, sizeof buf) <= 0) out_open = 0;
-    } else if (!out_open) {
-      nanosleep(&(struct timespec){0, 100000000}, NULL);
-    }
-    int ws;
-    if (waitpid(p.pid, &ws, WNOHANG) == p.pid) status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-  }
-  if (status < 0) {
-    kill(p.pid, SIGKILL);
-    waitpid(p.pid, NULL, 0);
-    fail_msg("sbio run --timeout 2 did not end within 60 s while its stderr was not read");
-  }
+  int status = read_until_exit(&p, p.out_fd, NULL, 0, NULL, 60);
+  if (status < 0) fail_msg("sbio run --timeout 2 did not end within 60 s while its stderr was not read");
   close(p.out_fd);
   close(p.err_fd);
   assert_int_equal(status, 124);
