@@ -22,10 +22,13 @@ static void add_name(struct sbio_backend_info *b, const char *name) {
   sbio__strlist_add(&b->cred_vars, name);
 }
 
-/* The note's variables, then those its settings name: a setting declared
- * as naming a credential variable (daytona's api_key_env) whose configured
- * value is a variable name. A value that is not one is the backend's to
- * refuse; nothing is read from it here. */
+static int is_set(const char *var) {
+  const char *v = getenv(var);
+  return v && v[0];
+}
+
+/* The note's variables, and the text each declared credential setting
+ * (daytona's api_key_env) holds in the configuration. */
 static void resolve_names(struct sbio_backend_info *b) {
   b->cred_resolved = 1;
   for (size_t i = 0; i < b->meta.n_cred_env; i++) add_name(b, b->meta.cred_env[i]);
@@ -33,14 +36,32 @@ static void resolve_names(struct sbio_backend_info *b) {
   cJSON *settings = cJSON_Parse(b->cfg->settings_json);
   for (size_t i = 0; settings && i < b->meta.n_cred_settings; i++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(settings, b->meta.cred_settings[i]);
-    if (cJSON_IsString(v) && env_name_valid(v->valuestring)) add_name(b, v->valuestring);
+    if (cJSON_IsString(v) && v->valuestring[0]) sbio__strlist_add(&b->cred_setting_text, v->valuestring);
   }
   cJSON_Delete(settings);
+}
+
+/* A setting that names a credential variable holds a variable's name, or,
+ * pasted into the wrong place, the credential itself: E2B's and Daytona's
+ * keys (e2b_..., dtn_...) are valid variable names too. Only a variable
+ * that is set is taken as a name: it is listed and its value learnt. Any
+ * other text is learnt as a secret itself, so the backend's "the
+ * environment variable X is not set" and every log line, audit event,
+ * span and doctor listing show *** in its place. */
+static void learn_setting_text(sbio_host *host, struct sbio_backend_info *b) {
+  for (size_t i = 0; i < b->cred_setting_text.n; i++) {
+    const char *text = b->cred_setting_text.items[i];
+    if (env_name_valid(text) && is_set(text))
+      add_name(b, text);
+    else
+      sbio__redactor_add(&host->redactor, text);
+  }
 }
 
 void sbio__credentials_learn(sbio_host *host, struct sbio_backend_info *b) {
   if (!host || !b || !b->have_meta) return;
   if (!b->cred_resolved) resolve_names(b);
+  learn_setting_text(host, b);
   for (size_t i = 0; i < b->cred_vars.n; i++) {
     const char *value = getenv(b->cred_vars.items[i]);
     if (value && value[0]) sbio__redactor_add(&host->redactor, value);

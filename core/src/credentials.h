@@ -12,8 +12,11 @@ struct sbio_host;
 struct sbio_backend_info;
 
 /* Resolves the backend's credential variable names once (its note's list,
- * then the variables its configured settings name); later calls only
- * re-read the values, which may have changed, into the host's redactor.
+ * then the text its configured credential settings hold); every call
+ * re-reads the values, which may have changed, into the host's redactor.
+ * A setting's text counts as a variable's name only while that variable
+ * is set; until then it is redacted itself, as it may be the credential
+ * pasted into the wrong setting.
  * Never fails: a name it cannot keep for lack of memory is the only loss,
  * and the values already learnt stay. */
 void sbio__credentials_learn(struct sbio_host *host, struct sbio_backend_info *b);

@@ -82,6 +82,9 @@ static void entry_free(struct sbio_backend_info *b) {
   if (b->dl) sbio__dl_close(b->dl);
   if (b->have_meta) sbio__metadata_free(&b->meta);
   sbio__strlist_free(&b->cred_vars);
+  for (size_t i = 0; i < b->cred_setting_text.n; i++)
+    explicit_bzero(b->cred_setting_text.items[i], strlen(b->cred_setting_text.items[i]));
+  sbio__strlist_free(&b->cred_setting_text);
   free(b->name);
   free(b->path);
   free(b);

@@ -56,6 +56,10 @@ struct sbio_backend_info {
   /* The variables holding its credentials (credentials.h): names only,
    * resolved once when cred_resolved. Guarded like the loaded state. */
   sbio__strlist cred_vars;
+  /* What its declared credential settings hold (api_key_env's text):
+   * a variable's name, or, pasted there by mistake, the credential itself
+   * (credentials.c). Never shown. */
+  sbio__strlist cred_setting_text;
   int cred_resolved;
 };
 

@@ -39,7 +39,7 @@ int sbio__dt_ctx_init(dt_ctx *ctx, dt_instance *inst, const sbio_bk_call *call, 
   ctx->download_headers[1] = "Accept: */*";
   const char *var = inst->settings.api_key_env;
   char *key = NULL;
-  int rc = sbio_sdk_secret_from_env(inst->secrets, "daytona", var, &key, err);
+  int rc = sbio_sdk_secret_from_setting(inst->secrets, "daytona", "api_key_env", var, DT_DEFAULT_KEY_ENV, &key, err);
   if (rc != SBIO_OK) return rc;
   size_t n = strlen(key);
   int usable = n < DT_KEY_MAX;

@@ -84,8 +84,12 @@ static int dt_open(const sbio_host_services *host, const char *settings_json, vo
     return rc;
   }
   atomic_init(&inst->next_name, 0);
+  /* A configured name whose variable is unset may be the key itself,
+   * pasted where its name belongs: it is named only once it is set. */
+  const char *key_var = inst->settings.api_key_env, *key_set = getenv(key_var);
+  int key_named = !strcmp(key_var, DT_DEFAULT_KEY_ENV) || (key_set && key_set[0]);
   sbio__dt_log(inst, SBIO_BK_LOG_DEBUG, "daytona: API %s (from %s), key from %s", inst->settings.api_url,
-               inst->settings.api_url_from, inst->settings.api_key_env);
+               inst->settings.api_url_from, key_named ? key_var : "the variable settings.api_key_env names");
   *instance = inst;
   return SBIO_OK;
 }

@@ -8,11 +8,13 @@
 #include <string.h>
 
 /* "X-API-Key: <key>" from the variable the settings name (registered for
- * redaction on the way). SBIO_E_AUTH naming the variable when it is unset;
+ * redaction on the way). SBIO_E_AUTH when it is unset, naming it only when
+ * it is the default (a configured name may be the key itself);
  * the caller wipes and frees *line. */
 static int key_header(e2b_instance *inst, char **line, sbio_bk_error *err) {
   char *key = NULL;
-  int rc = sbio_sdk_secret_from_env(inst->secrets, "e2b", inst->settings.api_key_env, &key, err);
+  int rc = sbio_sdk_secret_from_setting(inst->secrets, "e2b", "api_key_env", inst->settings.api_key_env,
+                                        E2B_DEFAULT_KEY_ENV, &key, err);
   if (rc != SBIO_OK) return rc;
   size_t n = strlen(key) + 16;
   *line = malloc(n);

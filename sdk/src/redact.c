@@ -71,3 +71,19 @@ int sbio_sdk_secret_from_env(sbio_sdk_secrets *secrets, const char *backend, con
   *value = copy;
   return SBIO_OK;
 }
+
+int sbio_sdk_secret_from_setting(sbio_sdk_secrets *secrets, const char *backend, const char *setting, const char *var,
+                                 const char *default_var, char **value, sbio_bk_error *err) {
+  if (!var || (default_var && strcmp(var, default_var) == 0))
+    return sbio_sdk_secret_from_env(secrets, backend, var ? var : default_var, value, err);
+  const char *found = getenv(var);
+  if (found && found[0]) return sbio_sdk_secret_from_env(secrets, backend, var, value, err);
+  /* Out of memory here costs only the later redaction; this message
+   * never holds the text either way. */
+  (void)sbio_sdk_secrets_add(secrets, var);
+  return sbio_sdk_error(err, SBIO_E_AUTH,
+                        "export the variable the setting names in the environment of the program using sandboxio; "
+                        "the setting takes a variable's name, never the credential itself",
+                        "%s: no credential: the environment variable that settings.%s names is %s",
+                        backend ? backend : "backend", setting ? setting : "?", found ? "empty" : "not set");
+}

@@ -216,6 +216,45 @@ static void test_a_key_named_by_api_key_env_is_never_shown(void **state) {
   check_echoed_key_is_hidden("cliechoenv", "      api_key_env: SBIO_TEST_DT_OTHER_KEY\n", "SBIO_TEST_DT_OTHER_KEY");
 }
 
+/* A key pasted where its variable's name belongs: Daytona's keys (dtn_...)
+ * are valid variable names, so nothing but the environment can tell them
+ * apart. Unset as a variable, the text is never repeated: not by the
+ * error and its hint, the -vv log lines, the audit log, nor by doctor's
+ * listing of credential variables (text and --json). The error names the
+ * setting instead. */
+static void test_a_key_pasted_into_api_key_env_is_never_shown(void **state) {
+  (void)state;
+  static const char *const pasted = "dtn_5ecretPastedIntoApiKeyEnv0a1b2c3d4e5f6";
+  dtf f;
+  char settings[200], top[256];
+  snprintf(settings, sizeof settings, "      api_key_env: %s\n", pasted);
+  snprintf(top, sizeof top, "audit:\n  path: /tmp/sbio-dt-pasted-%d.log\n", (int)getpid());
+  dtf_prepare(&f, "clipasted", NULL, settings, top);
+  char *audit_path = strdup(top + strlen("audit:\n  path: "));
+  audit_path[strcspn(audit_path, "\n")] = '\0';
+  h_result r;
+  H_RUN(&r, NULL, "-vv", "--config", f.config, "run", "--backend", "daytona://", "--", "true");
+  H_ASSERT_STATUS(&r, 69);
+  if (h_contains(r.err, r.err_len, pasted)) fail_msg("the pasted key is in stderr:\n%s", r.err);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1501]"));
+  assert_true(h_contains(r.err, r.err_len, "the environment variable that settings.api_key_env names is not set"));
+  h_result_free(&r);
+  char *audit = h_read(audit_path);
+  if (strstr(audit, pasted)) fail_msg("the pasted key is in the audit log:\n%s", audit);
+  free(audit);
+  static const char *const doctor_args[][2] = {{"doctor", NULL}, {"doctor", "--json"}};
+  for (size_t i = 0; i < 2; i++) {
+    H_RUN(&r, NULL, "--config", f.config, doctor_args[i][0], doctor_args[i][1]);
+    if (h_contains(r.out, r.out_len, pasted)) fail_msg("the pasted key is in doctor's output:\n%s", r.out);
+    if (h_contains(r.err, r.err_len, pasted)) fail_msg("the pasted key is in doctor's stderr:\n%s", r.err);
+    assert_true(h_contains(r.out, r.out_len, "DAYTONA_API_KEY")); /* the listing is there */
+    h_result_free(&r);
+  }
+  unlink(audit_path);
+  free(audit_path);
+  dtf_close(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_requirement_exits_78_and_nothing_is_created),
@@ -227,6 +266,7 @@ int main(void) {
       cmocka_unit_test(test_reap_finds_and_removes_leftovers),
       cmocka_unit_test(test_a_key_the_provider_echoes_is_never_shown),
       cmocka_unit_test(test_a_key_named_by_api_key_env_is_never_shown),
+      cmocka_unit_test(test_a_key_pasted_into_api_key_env_is_never_shown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,11 +104,40 @@ static void test_a_timeout_above_the_maximum_never_reaches_e2b(void **state) {
   assert_int_equal(requests_seen(&f->emu), 0);
 }
 
+/* A key pasted where its variable's name belongs (E2B's keys, e2b_..., are
+ * valid variable names): unset as a variable, the text is never repeated,
+ * not by the error, its hint or the -vv log lines; the error names the
+ * setting instead, and E2B hears of nothing. */
+static void test_a_key_pasted_into_api_key_env_is_never_shown(void **state) {
+  (void)state;
+  static const char *const pasted = "e2b_5ecretpastedintoapikeyenv0a1b2c3d4e5f6";
+  fx f;
+  char settings[200];
+  snprintf(settings, sizeof settings, "      api_key_env: %s\n", pasted);
+  assert_int_equal(fx_open(&f, NULL, settings, NULL), 0);
+  emu_clear_log(&f.emu);
+  h_opts o = {.env = key_env()}; /* E2B_API_KEY is set: the setting wins */
+  h_result r;
+  H_RUN(&r, &o, "-vv", "--config", f.config, "run", "--backend", "e2b://", "--", "true");
+  H_ASSERT_STATUS(&r, 69);
+  if (h_contains(r.err, r.err_len, pasted)) fail_msg("the pasted key is in stderr:\n%s", r.err);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1501]"));
+  assert_true(h_contains(r.err, r.err_len, "the environment variable that settings.api_key_env names is not set"));
+  h_result_free(&r);
+  H_RUN(&r, &o, "--config", f.config, "doctor", "--json");
+  if (h_contains(r.out, r.out_len, pasted)) fail_msg("the pasted key is in doctor's output:\n%s", r.out);
+  h_result_free(&r);
+  assert_int_equal(requests_seen(&f.emu), 0);
+  assert_int_equal(emu_violations(&f.emu), 0);
+  fx_close(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_a_one_second_rate_limit_costs_one_second, setup, teardown),
       cmocka_unit_test_setup_teardown(test_a_rate_limit_past_the_deadline_exits_69_at_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_a_timeout_above_the_maximum_never_reaches_e2b, setup, teardown),
+      cmocka_unit_test(test_a_key_pasted_into_api_key_env_is_never_shown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

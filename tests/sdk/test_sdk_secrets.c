@@ -103,6 +103,46 @@ static void credential_from_env(void **state) {
   sbio_sdk_secrets_free(s);
 }
 
+/* A variable named by a setting: the default is named as ever; another
+ * name is repeated only once its variable is set, since the setting may
+ * hold the key itself, and until then it is one of the backend's secrets. */
+static void credential_from_setting(void **state) {
+  (void)state;
+  static const char *const pasted = "acme_5ecretPastedWhereTheNameGoes42";
+  sbio_sdk_secrets *s = sbio_sdk_secrets_new();
+  sbio_bk_error err = {.size = sizeof err};
+  char *key = NULL;
+  unsetenv("SBIO_SDK_TEST_KEY");
+  unsetenv(pasted);
+  assert_int_equal(
+      sbio_sdk_secret_from_setting(s, "acme", "api_key_env", "SBIO_SDK_TEST_KEY", "SBIO_SDK_TEST_KEY", &key, &err),
+      SBIO_E_AUTH);
+  assert_string_equal(err.message, "acme: no credential: the environment variable SBIO_SDK_TEST_KEY is not set");
+  assert_int_equal(sbio_sdk_secret_from_setting(s, "acme", "api_key_env", pasted, "SBIO_SDK_TEST_KEY", &key, &err),
+                   SBIO_E_AUTH);
+  assert_null(key);
+  assert_string_equal(err.message,
+                      "acme: no credential: the environment variable that settings.api_key_env names is not set");
+  assert_null(strstr(err.hint, pasted));
+  char *out = sbio_sdk_redact(NULL, s, pasted);
+  assert_string_equal(out, "***");
+  free(out);
+  setenv("SBIO_SDK_TEST_OTHER", "", 1);
+  assert_int_equal(
+      sbio_sdk_secret_from_setting(s, "acme", "api_key_env", "SBIO_SDK_TEST_OTHER", "SBIO_SDK_TEST_KEY", &key, &err),
+      SBIO_E_AUTH);
+  assert_non_null(strstr(err.message, "settings.api_key_env names is empty"));
+  /* Set: a variable's name, read like any other. */
+  setenv("SBIO_SDK_TEST_OTHER", "sk-other-43", 1);
+  assert_int_equal(
+      sbio_sdk_secret_from_setting(s, "acme", "api_key_env", "SBIO_SDK_TEST_OTHER", "SBIO_SDK_TEST_KEY", &key, &err),
+      SBIO_OK);
+  assert_string_equal(key, "sk-other-43");
+  free(key);
+  unsetenv("SBIO_SDK_TEST_OTHER");
+  sbio_sdk_secrets_free(s);
+}
+
 static void log_is_redacted(void **state) {
   (void)state;
   test_host h;
@@ -123,9 +163,8 @@ static void log_is_redacted(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(redact_own_and_host),
-      cmocka_unit_test(redact_error_in_place),
-      cmocka_unit_test(credential_from_env),
+      cmocka_unit_test(redact_own_and_host), cmocka_unit_test(redact_error_in_place),
+      cmocka_unit_test(credential_from_env), cmocka_unit_test(credential_from_setting),
       cmocka_unit_test(log_is_redacted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

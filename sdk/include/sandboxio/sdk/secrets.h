@@ -38,6 +38,18 @@ int sbio_sdk_secrets_add(sbio_sdk_secrets *secrets, const char *value);
 int sbio_sdk_secret_from_env(sbio_sdk_secrets *secrets, const char *backend, const char *var, char **value,
                              sbio_bk_error *err);
 
+/* The same for a variable whose name a setting gives (`setting`, such as
+ * "api_key_env"; `default_var` when the setting is absent). A name other
+ * than the default is never shown while its variable is unset or empty:
+ * the setting may hold the credential itself, pasted where its name
+ * belongs (E2B's and Daytona's keys are valid variable names too). The
+ * message then names the setting instead, and the name joins `secrets`,
+ * so nothing the backend says later shows it either. Declare the setting
+ * in the backend's credentials (SBIO_CRED) too: the host then redacts it
+ * the same way. */
+int sbio_sdk_secret_from_setting(sbio_sdk_secrets *secrets, const char *backend, const char *setting, const char *var,
+                                 const char *default_var, char **value, sbio_bk_error *err);
+
 /* A malloc'd copy of `text` with every value of `secrets` (longest first,
  * so a secret containing another goes whole) and then every secret the
  * host knows replaced by "***". `host` and `secrets` may be NULL. NULL on
