@@ -43,27 +43,23 @@ const char *sbio__dt_status_text(long status) {
   }
 }
 
-static void clean_copy(const char *in, char *out, size_t size) {
-  size_t o = 0;
-  for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < size; p++)
-    out[o++] = (*p < 0x20 || *p == 0x7f) ? ' ' : (char)*p;
-  out[o] = '\0';
-}
-
-void sbio__dt_provider_message(const sbio_sdk_http_response *resp, char *out, size_t size) {
+/* Redacted with the instance's and the host's secrets before it is cut:
+ * a key the cut falls inside must go whole. */
+void sbio__dt_provider_message(const dt_instance *inst, const sbio_sdk_http_response *resp, char *out, size_t size) {
   out[0] = '\0';
   if (!resp->body || !resp->len) return;
   cJSON *doc = cJSON_ParseWithLength(resp->body, resp->len);
   const cJSON *msg = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "message") : NULL;
   if (cJSON_IsString(msg)) {
-    clean_copy(msg->valuestring, out, size);
+    sbio_sdk_quote_provider(&inst->host, inst->secrets, msg->valuestring, strlen(msg->valuestring), out, size);
   } else if (cJSON_IsArray(msg)) { /* class-validator lists every problem */
     size_t used = 0;
     const cJSON *item;
     cJSON_ArrayForEach(item, msg) {
       if (!cJSON_IsString(item) || used + 3 >= size) continue;
       if (used) used += (size_t)snprintf(out + used, size - used, ", ");
-      clean_copy(item->valuestring, out + used, size - used);
+      sbio_sdk_quote_provider(&inst->host, inst->secrets, item->valuestring, strlen(item->valuestring), out + used,
+                              size - used);
       used += strlen(out + used);
     }
   }
@@ -110,7 +106,7 @@ int sbio__dt_fail(const dt_ctx *ctx, const dt_op *op, const sbio_sdk_http_respon
   if (resp->outcome != SBIO_SDK_HTTP_ANSWERED) return fail_outcome(op, resp, err);
   long st = resp->status;
   char said[300], tail[340] = "", attempts[40] = "";
-  sbio__dt_provider_message(resp, said, sizeof said);
+  sbio__dt_provider_message(ctx->inst, resp, said, sizeof said);
   if (said[0]) snprintf(tail, sizeof tail, ": %s", said);
   if (resp->attempts > 1) snprintf(attempts, sizeof attempts, " (after %d attempts)", resp->attempts);
   const char *text = sbio__dt_status_text(st);

@@ -25,7 +25,7 @@ int sbio__dt_ok(const sbio_sdk_http_response *resp);
  * {statusCode, error, message} or the toolbox's {statusCode, message, code}),
  * printable characters only, at most size-1 bytes; "" when the body has
  * none (a proxy's HTML page, an empty body). */
-void sbio__dt_provider_message(const sbio_sdk_http_response *resp, char *out, size_t size);
+void sbio__dt_provider_message(const dt_instance *inst, const sbio_sdk_http_response *resp, char *out, size_t size);
 
 /* "Not Found" for 404; "" for a status it does not know. */
 const char *sbio__dt_status_text(long status);

@@ -160,8 +160,11 @@ static int deliver(dt_sandbox *sb, const sbio_sdk_http_response *resp, const sbi
         sbio_sdk_error(err, SBIO_E_EXEC, NULL, "Daytona's answer for a command in sandbox %s has no exit code", sb->id);
   } else if (code->valuedouble == -1) {
     /* The daemon could not start it (a missing cwd, no shell). */
-    rc = sbio_sdk_error(err, SBIO_E_EXEC, NULL, "Daytona could not start the command in sandbox %s: %.300s", sb->id,
-                        cJSON_IsString(result) ? result->valuestring : "no reason given");
+    char why[301] = "no reason given";
+    if (cJSON_IsString(result))
+      sbio_sdk_quote_provider(&sb->inst->host, sb->inst->secrets, result->valuestring, strlen(result->valuestring), why,
+                              sizeof why);
+    rc = sbio_sdk_error(err, SBIO_E_EXEC, NULL, "Daytona could not start the command in sandbox %s: %s", sb->id, why);
   } else {
     double v = code->valuedouble;
     *exit_code = (v >= 0 && v <= 255 && v == floor(v)) ? (int)v : KILLED_EXIT;

@@ -16,7 +16,7 @@
 /* A 400: a directory where a file was expected, or the like. */
 static int refused(const dt_fop *f, const sbio_sdk_http_response *resp, const char *verb, sbio_bk_error *err) {
   char said[300];
-  sbio__dt_provider_message(resp, said, sizeof said);
+  sbio__dt_provider_message(f->sb->inst, resp, said, sizeof said);
   return sbio_sdk_error_answer(err, SBIO_E_FS, 400, NULL, "cannot %s %s in sandbox %s: %s", verb, f->path, f->sb->id,
                                said[0] ? said : "Daytona refused it (is it a directory?)");
 }

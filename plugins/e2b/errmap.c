@@ -18,15 +18,16 @@ static void clean_copy(char *buf, size_t size, const char *text, size_t len) {
   buf[j] = '\0';
 }
 
-void sbio__e2b_body_message(const sbio_sdk_http_response *resp, char *buf, size_t size) {
+void sbio__e2b_body_message(const e2b_instance *inst, const sbio_sdk_http_response *resp, char *buf, size_t size) {
   buf[0] = '\0';
   if (!resp->body || !resp->len) return;
   cJSON *root = cJSON_ParseWithLength(resp->body, resp->len);
   const cJSON *msg = root ? cJSON_GetObjectItemCaseSensitive(root, "message") : NULL;
   if (cJSON_IsString(msg) && msg->valuestring) {
-    clean_copy(buf, size < 300 ? size : 300, msg->valuestring, strlen(msg->valuestring));
+    sbio_sdk_quote_provider(&inst->host, inst->secrets, msg->valuestring, strlen(msg->valuestring), buf,
+                            size < 300 ? size : 300);
   } else {
-    clean_copy(buf, size < 200 ? size : 200, resp->body, resp->len);
+    sbio_sdk_quote_provider(&inst->host, inst->secrets, resp->body, resp->len, buf, size < 200 ? size : 200);
   }
   cJSON_Delete(root);
 }
@@ -43,7 +44,7 @@ void sbio__e2b_connect_code(const sbio_sdk_http_response *resp, char *buf, size_
 int sbio__e2b_fail_api(const e2b_instance *inst, sbio_bk_error *err, const sbio_sdk_http_response *resp,
                        const char *what, int fail_code) {
   char msg[320];
-  sbio__e2b_body_message(resp, msg, sizeof msg);
+  sbio__e2b_body_message(inst, resp, msg, sizeof msg);
   const char *var = inst->settings.api_key_env;
   long st = resp->status;
   if (st == 401 || st == 403) {
@@ -71,7 +72,7 @@ static int about_missing_sandbox(const char *msg) {
 int sbio__e2b_fail_envd(const e2b_sandbox *sb, sbio_bk_error *err, const sbio_sdk_http_response *resp, const char *what,
                         int not_found_code, int fail_code) {
   char msg[320];
-  sbio__e2b_body_message(resp, msg, sizeof msg);
+  sbio__e2b_body_message(sb->inst, resp, msg, sizeof msg);
   long st = resp->status;
   if (st == 502 || ((st == 404 || st == 410) && about_missing_sandbox(msg)))
     return sbio_sdk_error_answer(err, SBIO_E_GONE, st, "its lifetime may have ended; create a new sandbox",

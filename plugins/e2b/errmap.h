@@ -11,8 +11,10 @@
 #include "e2b.h"
 
 /* The "message" of a JSON error body ({"code":..,"message":..}), cleaned;
- * the raw body start when it is not JSON; "" when empty. */
-void sbio__e2b_body_message(const sbio_sdk_http_response *resp, char *buf, size_t size);
+ * the raw body start when it is not JSON; "" when empty. Redacted with
+ * the instance's and the host's secrets before it is cut, so that a key
+ * the cut falls inside goes whole. */
+void sbio__e2b_body_message(const e2b_instance *inst, const sbio_sdk_http_response *resp, char *buf, size_t size);
 /* The Connect error code of a JSON error body ("not_found"), or "" (E2B's
  * proxy and envd's REST answer integer codes). */
 void sbio__e2b_connect_code(const sbio_sdk_http_response *resp, char *buf, size_t size);

@@ -39,7 +39,7 @@ int sbio__e2b_envd_client(e2b_sandbox *sb, const char *envd_url, const char *tok
 static int map_connect_error(const e2b_sandbox *sb, const sbio_sdk_http_response *resp, const char *ccode,
                              const char *what, int not_found_code, int fail_code, sbio_bk_error *err) {
   char msg[320];
-  sbio__e2b_body_message(resp, msg, sizeof msg);
+  sbio__e2b_body_message(sb->inst, resp, msg, sizeof msg);
   int code = fail_code;
   if (strcmp(ccode, "not_found") == 0)
     code = not_found_code;

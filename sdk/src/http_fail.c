@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PROVIDER_MESSAGE_MAX 240
@@ -16,13 +17,17 @@ static const char *string_member(const cJSON *obj, const char *key) {
 
 /* The provider's explanation: "message", "error" (a string or an object
  * with a "message"), "detail" or "msg" of a JSON body, else the first line
- * of a text body; never a page of HTML. */
-static void provider_message(const sbio_sdk_http_response *resp, char *buf, size_t size) {
+ * of a text body; never a page of HTML. Redacted before it is cut (a key
+ * the cut falls inside must still go whole): the secret headers' values,
+ * the caller's secrets, the host's. */
+static void provider_message(const sbio_sdk_http *c, const sbio_sdk_http_response *resp, char *buf, size_t size) {
   buf[0] = '\0';
   if (!resp->body || !resp->len) return;
+  size_t cap = size < PROVIDER_MESSAGE_MAX + 1 ? size : PROVIDER_MESSAGE_MAX + 1;
+  const char *text = NULL;
+  size_t len = 0;
   cJSON *root = cJSON_ParseWithLength(resp->body, resp->len);
   if (root) {
-    const char *text = NULL;
     if (cJSON_IsObject(root)) {
       const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
       text = string_member(root, "message");
@@ -30,12 +35,19 @@ static void provider_message(const sbio_sdk_http_response *resp, char *buf, size
       if (!text) text = string_member(root, "detail");
       if (!text) text = string_member(root, "msg");
     }
-    snprintf(buf, size, "%.*s", PROVIDER_MESSAGE_MAX, text ? text : "");
-    cJSON_Delete(root);
+    len = text ? strlen(text) : 0;
   } else if (resp->body[0] != '<') {
-    size_t line = strcspn(resp->body, "\r\n");
-    snprintf(buf, size, "%.*s", (int)(line < PROVIDER_MESSAGE_MAX ? line : PROVIDER_MESSAGE_MAX), resp->body);
+    text = resp->body;
+    len = strcspn(resp->body, "\r\n");
   }
+  char *own = text && len ? strndup(text, len) : NULL;
+  char *mine = own ? sbio__sdk_secrets_apply(c->own_secrets, own) : NULL;
+  if (mine) sbio_sdk_quote_provider(c->host, c->secrets, mine, strlen(mine), buf, cap);
+  if (own) sbio__sdk_wipe(own, strlen(own));
+  if (mine) sbio__sdk_wipe(mine, strlen(mine));
+  free(own);
+  free(mine);
+  cJSON_Delete(root);
   sbio__http_one_line(buf);
 }
 
@@ -51,7 +63,7 @@ static int answered(const sbio_sdk_http *c, const sbio_sdk_http_response *resp, 
                     sbio_bk_error *err) {
   int code = sbio_sdk_status_code(resp->status, op);
   char said[PROVIDER_MESSAGE_MAX + 1], hint[256] = "", wait[32];
-  provider_message(resp, said, sizeof said);
+  provider_message(c, resp, said, sizeof said);
   if (code == SBIO_E_AUTH && c->credential_env)
     snprintf(hint, sizeof hint, "check %s: the provider refused the credential, or it lacks the permission",
              c->credential_env);

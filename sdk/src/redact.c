@@ -87,3 +87,31 @@ int sbio_sdk_secret_from_setting(sbio_sdk_secrets *secrets, const char *backend,
                         "%s: no credential: the environment variable that settings.%s names is %s",
                         backend ? backend : "backend", setting ? setting : "?", found ? "empty" : "not set");
 }
+
+#define QUOTE_SCAN_MAX ((size_t)64 << 10)
+
+void sbio_sdk_quote_provider(const sbio_host_services *host, const sbio_sdk_secrets *secrets, const char *text,
+                             size_t len, char *buf, size_t size) {
+  if (!buf || !size) return;
+  buf[0] = '\0';
+  if (!text || !len) return;
+  char *whole = strndup(text, len < QUOTE_SCAN_MAX ? len : QUOTE_SCAN_MAX);
+  char *clean = whole ? sbio_sdk_redact(host, secrets, whole) : NULL;
+  if (whole) {
+    sbio__sdk_wipe(whole, strlen(whole));
+    free(whole);
+  }
+  if (!clean) return;
+  size_t n = strlen(clean);
+  if (n >= size) {
+    n = size - 1;
+    while (n > 0 && ((unsigned char)clean[n] & 0xC0) == 0x80) n--; /* not inside a character */
+  }
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)clean[i];
+    buf[i] = (ch < 0x20 || ch == 0x7f) ? ' ' : (char)ch;
+  }
+  buf[n] = '\0';
+  sbio__sdk_wipe(clean, strlen(clean));
+  free(clean);
+}

@@ -255,6 +255,32 @@ static void test_a_key_pasted_into_api_key_env_is_never_shown(void **state) {
   dtf_close(&f);
 }
 
+/* Daytona's message is quoted up to 299 bytes: a key the cut falls inside
+ * is redacted whole, not cut first (which left its first bytes shown). */
+static void test_a_key_where_the_message_is_cut_is_still_redacted(void **state) {
+  (void)state;
+  dtf f;
+  dtf_prepare(&f, "clicut", NULL, NULL, NULL);
+  char pad[290], prefix[9], faults[1024];
+  memset(pad, 'x', 284);
+  pad[284] = '\0';
+  memcpy(prefix, f.key, sizeof prefix - 1);
+  prefix[sizeof prefix - 1] = '\0';
+  snprintf(
+      faults, sizeof faults,
+      "{\"faults\":[{\"match\":\"POST /sandbox\",\"status\":401,\"times\":-1,\"message\":\"%s %s is not valid\"}]}",
+      pad, f.key);
+  dtf_org(&f, faults);
+  h_opts o = {.env = key_env(&f)};
+  h_result r;
+  H_RUN(&r, &o, "-vv", "--config", f.config, "run", "--backend", "daytona://", "--", "true");
+  assert_int_not_equal(r.status, 0);
+  assert_true(h_contains(r.err, r.err_len, "xxxxxxxx ***"));
+  if (h_contains(r.err, r.err_len, prefix)) fail_msg("the key's first bytes are in stderr:\n%s", r.err);
+  h_result_free(&r);
+  dtf_close(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_requirement_exits_78_and_nothing_is_created),
@@ -267,6 +293,7 @@ int main(void) {
       cmocka_unit_test(test_a_key_the_provider_echoes_is_never_shown),
       cmocka_unit_test(test_a_key_named_by_api_key_env_is_never_shown),
       cmocka_unit_test(test_a_key_pasted_into_api_key_env_is_never_shown),
+      cmocka_unit_test(test_a_key_where_the_message_is_cut_is_still_redacted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,6 +224,38 @@ static void test_error_answers_quoting_the_key_are_redacted(void **state) {
   assert_int_equal(emu_live(&f->emu), 0);
 }
 
+/* The provider's message is cut to a few hundred bytes. A key that the cut
+ * falls inside must still go whole: redacted first, cut after, or the
+ * first part of the key would be shown. */
+static void test_a_key_where_the_message_is_cut_is_still_redacted(void **state) {
+  fx *f = *state;
+  char pad[300], prefix[9], rule[1200];
+  snprintf(prefix, sizeof prefix, "%s", E2B_TEST_KEY); /* e2b_5ca1 */
+  /* The backend quotes 299 bytes of a JSON message, 199 of any other body:
+   * the key begins 14 bytes before each cut. */
+  for (size_t i = 0; i < 2; i++) {
+    char body[800];
+    size_t n = i == 0 ? 284 : 184;
+    memset(pad, 'x', n);
+    pad[n] = '\0';
+    if (i == 0)
+      snprintf(body, sizeof body, "\"json\":{\"code\":401,\"message\":\"%s %s is not valid\"}", pad, E2B_TEST_KEY);
+    else
+      snprintf(body, sizeof body, "\"content_type\":\"text/plain\",\"raw\":\"%s %s is not valid\"", pad, E2B_TEST_KEY);
+    snprintf(rule, sizeof rule,
+             "{\"server\":\"api\",\"method\":\"POST\",\"path\":\"^/sandboxes$\",\"action\":\"body\","
+             "\"status\":401,%s}",
+             body);
+    char *msg = create_fails(f, rule, SBIO_E_AUTH);
+    assert_has(msg, "xxxxxxxx ***");
+    assert_lacks(msg, prefix);
+    free(msg);
+  }
+  for (size_t i = 0; i < f->log.n; i++) assert_lacks(f->log.items[i], prefix);
+  for (size_t i = 0; i < f->audit.n; i++) assert_lacks(f->audit.items[i], prefix);
+  assert_int_equal(emu_live(&f->emu), 0);
+}
+
 /* A credential-looking env value the caller gave, quoted back by E2B in an
  * error: *** too. */
 static void test_error_answer_quoting_a_caller_secret_is_redacted(void **state) {
@@ -493,6 +525,7 @@ int main(void) {
       T(test_create_answer_with_odd_optional_fields_still_works),
       T(test_error_answers_quoting_the_key_are_redacted),
       T(test_error_answer_quoting_a_caller_secret_is_redacted),
+      T(test_a_key_where_the_message_is_cut_is_still_redacted),
       T(test_listing_with_a_repeated_token_stops),
       T(test_listing_that_never_ends_is_bounded),
       T(test_listing_with_odd_items),

@@ -227,6 +227,11 @@ static int route(test_server *s, int fd, const char *method, const char *path, c
     snprintf(buf, sizeof buf, "%s|%s|%s|%.*s", method, header_value(head, "X-Test", v1, sizeof v1),
              header_value(head, "Content-Type", v2, sizeof v2), (int)body_len, body);
     answer_text(fd, 200, NULL, buf);
+  } else if (!strcmp(path, "/leak-at-the-cut")) {
+    /* The key begins 7 bytes before the 240 the SDK quotes. */
+    char leak[400];
+    snprintf(leak, sizeof leak, "{\"message\":\"%0232d sk-SECRET-123 was refused\"}", 0);
+    answer_text(fd, 400, NULL, leak);
   } else if (!strcmp(path, "/leak")) {
     answer_text(fd, 400, NULL, "{\"message\":\"refused key sk-SECRET-123 and hostsecret\"}");
   } else if (!strcmp(path, "/html")) {

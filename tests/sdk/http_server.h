@@ -19,6 +19,7 @@
  *   /binary                200 with the 3 bytes "a\0b"
  *   /echo                  200 "METHOD|X-Test header|Content-Type|body"
  *   /leak                  400 {"message":"refused key sk-SECRET-123 and hostsecret"}
+ *   /leak-at-the-cut       400 {"message":"000...0 sk-SECRET-123 was refused"}, the key at byte 233
  *   /html                  500 with an HTML page
  *   /text                  502 "upstream down\nsecond line"
  *   /nested-error          409 {"error":{"message":"already exists"}}

@@ -448,6 +448,13 @@ static void secrets_stay_out(void **state) {
   assert_int_equal(sbio_sdk_http_fail(c, &resp, SBIO_SDK_OP_CREATE, "create", &err), SBIO_E_CREATE);
   assert_string_equal(err.message, "acme: create: the provider answered HTTP 400: refused key *** and ***");
   sbio_sdk_http_response_free(&resp);
+  /* A key the 240-byte cut of the provider's message falls inside: still
+   * redacted whole, not cut to "sk-SECR" first. */
+  assert_int_equal(get(f, c, "/leak-at-the-cut", 10, &resp), 0);
+  assert_int_equal(sbio_sdk_http_fail(c, &resp, SBIO_SDK_OP_CREATE, "create", &err), SBIO_E_CREATE);
+  assert_null(strstr(err.message, "sk-S"));
+  assert_non_null(strstr(err.message, "0 ***"));
+  sbio_sdk_http_response_free(&resp);
   assert_int_equal(get(f, c, "/status/403", 10, &resp), 0);
   assert_int_equal(sbio_sdk_http_fail(c, &resp, SBIO_SDK_OP_CREATE, "create", &err), SBIO_E_AUTH);
   assert_non_null(strstr(err.hint, "ACME_API_KEY"));

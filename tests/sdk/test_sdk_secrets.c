@@ -143,6 +143,31 @@ static void credential_from_setting(void **state) {
   sbio_sdk_secrets_free(s);
 }
 
+/* A provider's text is redacted over its whole length before it is cut:
+ * a secret the cut falls inside goes whole, the host's secrets too; control
+ * characters become spaces; the cut keeps UTF-8 characters whole. */
+static void provider_text_is_redacted_before_the_cut(void **state) {
+  (void)state;
+  test_host h;
+  test_host_init(&h);
+  sbio_sdk_secrets *s = sbio_sdk_secrets_new();
+  sbio_sdk_secrets_add(s, "sk-own-0123456789");
+  char buf[16];
+  const char *text = "bad key sk-own-0123456789 here";
+  sbio_sdk_quote_provider(&h.services, s, text, strlen(text), buf, sizeof buf);
+  assert_string_equal(buf, "bad key *** her");
+  text = "host hostsecret";
+  sbio_sdk_quote_provider(&h.services, s, text, strlen(text), buf, 12);
+  assert_string_equal(buf, "host ***");
+  text = "a\nb\x01"
+         "c\xc3\xa9\xc3\xa9";
+  sbio_sdk_quote_provider(NULL, NULL, text, strlen(text), buf, 8);
+  assert_string_equal(buf, "a b c\xc3\xa9");
+  sbio_sdk_quote_provider(NULL, NULL, NULL, 0, buf, sizeof buf);
+  assert_string_equal(buf, "");
+  sbio_sdk_secrets_free(s);
+}
+
 static void log_is_redacted(void **state) {
   (void)state;
   test_host h;
@@ -163,8 +188,11 @@ static void log_is_redacted(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(redact_own_and_host), cmocka_unit_test(redact_error_in_place),
-      cmocka_unit_test(credential_from_env), cmocka_unit_test(credential_from_setting),
+      cmocka_unit_test(redact_own_and_host),
+      cmocka_unit_test(redact_error_in_place),
+      cmocka_unit_test(credential_from_env),
+      cmocka_unit_test(credential_from_setting),
+      cmocka_unit_test(provider_text_is_redacted_before_the_cut),
       cmocka_unit_test(log_is_redacted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,6 +56,17 @@ int sbio_sdk_secret_from_setting(sbio_sdk_secrets *secrets, const char *backend,
  * out-of-memory: the caller must then show nothing rather than the text. */
 char *sbio_sdk_redact(const sbio_host_services *host, const sbio_sdk_secrets *secrets, const char *text);
 
+/* Copies `len` bytes of a provider's text (it may hold anything the
+ * provider chose to echo back, such as the key it was sent) into `buf` for
+ * a message: every secret of `secrets` and of the host replaced first,
+ * over the whole text (at most its first 64 KiB), and only then control
+ * characters made spaces and the result cut to fit `size` (on a UTF-8
+ * boundary). Cutting first would leave the first part of a secret the cut
+ * falls inside, which no later redaction recognises. On out-of-memory
+ * `buf` is "". */
+void sbio_sdk_quote_provider(const sbio_host_services *host, const sbio_sdk_secrets *secrets, const char *text,
+                             size_t len, char *buf, size_t size);
+
 /* Redacts err->message and err->hint in place. If that cannot be done
  * (out of memory), they are replaced by a fixed text: an unredacted message
  * must never leave the backend. */
