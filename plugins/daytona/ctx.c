@@ -40,22 +40,13 @@ int sbio__dt_ctx_init(dt_ctx *ctx, dt_instance *inst, const sbio_bk_call *call, 
   const char *var = inst->settings.api_key_env;
   char *key = NULL;
   int rc = sbio_sdk_secret_from_setting(inst->secrets, "daytona", "api_key_env", var, DT_DEFAULT_KEY_ENV, &key, err);
-  if (rc != SBIO_OK) return rc;
-  size_t n = strlen(key);
-  int usable = n < DT_KEY_MAX;
-  for (size_t i = 0; usable && i < n; i++) usable = key[i] > 0x20 && key[i] < 0x7f;
-  if (usable) snprintf(ctx->auth, sizeof ctx->auth, "Authorization: Bearer %s", key);
-  memset(key, 0, n);
+  /* The SDK's check, shared with every backend: visible ASCII only, and
+   * short enough for ctx->auth. */
+  if (rc == SBIO_OK) rc = sbio_sdk_secret_check_header("daytona", var, key, DT_KEY_MAX, err);
+  if (rc == SBIO_OK) snprintf(ctx->auth, sizeof ctx->auth, "Authorization: Bearer %s", key);
+  if (key) memset(key, 0, strlen(key));
   free(key);
-  if (!usable) {
-    char hint[200];
-    snprintf(hint, sizeof hint, "export %s=... (an API key from Daytona's dashboard)", var);
-    return sbio_sdk_error(err, SBIO_E_AUTH, hint,
-                          "daytona: the value of %s is not a usable API key (too long, or it contains spaces or "
-                          "control characters)",
-                          var);
-  }
-  return SBIO_OK;
+  return rc;
 }
 
 void sbio__dt_ctx_done(dt_ctx *ctx) {

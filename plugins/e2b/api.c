@@ -9,13 +9,21 @@
 
 /* "X-API-Key: <key>" from the variable the settings name (registered for
  * redaction on the way). SBIO_E_AUTH when it is unset, naming it only when
- * it is the default (a configured name may be the key itself);
+ * it is the default (a configured name may be the key itself), or when
+ * its value cannot be sent in a header;
  * the caller wipes and frees *line. */
 static int key_header(e2b_instance *inst, char **line, sbio_bk_error *err) {
   char *key = NULL;
-  int rc = sbio_sdk_secret_from_setting(inst->secrets, "e2b", "api_key_env", inst->settings.api_key_env,
-                                        E2B_DEFAULT_KEY_ENV, &key, err);
-  if (rc != SBIO_OK) return rc;
+  const char *var = inst->settings.api_key_env ? inst->settings.api_key_env : E2B_DEFAULT_KEY_ENV;
+  int rc = sbio_sdk_secret_from_setting(inst->secrets, "e2b", "api_key_env", var, E2B_DEFAULT_KEY_ENV, &key, err);
+  /* A key libcurl would refuse as a header is a credential error here,
+   * before the first request, rather than a failed connection. */
+  if (rc == SBIO_OK) rc = sbio_sdk_secret_check_header("e2b", var, key, 0, err);
+  if (rc != SBIO_OK) {
+    if (key) memset(key, 0, strlen(key));
+    free(key);
+    return rc;
+  }
   size_t n = strlen(key) + 16;
   *line = malloc(n);
   if (*line) snprintf(*line, n, "X-API-Key: %s", key);

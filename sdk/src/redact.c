@@ -88,6 +88,39 @@ int sbio_sdk_secret_from_setting(sbio_sdk_secrets *secrets, const char *backend,
                         backend ? backend : "backend", setting ? setting : "?", found ? "empty" : "not set");
 }
 
+int sbio_sdk_secret_check_header(const char *backend, const char *var, const char *value, size_t max_len,
+                                 sbio_bk_error *err) {
+  int control = 0, high = 0, space = 0;
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)(value ? value : ""); *p; p++, n++) {
+    control |= *p < 0x20 || *p == 0x7f;
+    high |= *p >= 0x80;
+    space |= *p == ' ';
+  }
+  /* The most likely mistake first: a line break copied with the key. */
+  char why[80];
+  if (control)
+    snprintf(why, sizeof why, "it contains a control character (such as a line break)");
+  else if (high)
+    snprintf(why, sizeof why, "it contains a byte that is not ASCII");
+  else if (space)
+    snprintf(why, sizeof why, "it contains a space");
+  else if (max_len && n > max_len)
+    snprintf(why, sizeof why, "it is longer than %zu bytes", max_len);
+  else if (!n)
+    snprintf(why, sizeof why, "it is empty");
+  else
+    return SBIO_OK;
+  char hint[256];
+  snprintf(hint, sizeof hint,
+           "export %s=<the credential alone>: nothing around it, no line break (a key read from a file may end "
+           "in one)",
+           var ? var : "?");
+  return sbio_sdk_error(err, SBIO_E_AUTH, hint,
+                        "%s: the value of %s cannot be sent in a request header as a credential: %s",
+                        backend ? backend : "backend", var ? var : "?", why);
+}
+
 #define QUOTE_SCAN_MAX ((size_t)64 << 10)
 
 void sbio_sdk_quote_provider(const sbio_host_services *host, const sbio_sdk_secrets *secrets, const char *text,

@@ -114,6 +114,23 @@ cJSON *dtf_requests(dtf *f) {
   return doc;
 }
 
+size_t dtf_rejected(dtf *f) {
+  char url[400], *answer = NULL;
+  snprintf(url, sizeof url, "%s/_emulator/rejected", f->url);
+  assert_int_equal(http("GET", url, NULL, NULL, &answer), 200);
+  cJSON *doc = cJSON_Parse(answer);
+  free(answer);
+  assert_true(cJSON_IsArray(doc));
+  size_t n = 0;
+  const cJSON *r;
+  cJSON_ArrayForEach(r, doc) {
+    const cJSON *a = cJSON_GetObjectItem(r, "authorization");
+    n += cJSON_IsString(a) && strstr(a->valuestring, f->key) != NULL;
+  }
+  cJSON_Delete(doc);
+  return n;
+}
+
 static int req_matches(const cJSON *r, const char *surface, const char *method, const char *prefix) {
   const cJSON *s = cJSON_GetObjectItem(r, "surface"), *m = cJSON_GetObjectItem(r, "method"),
               *p = cJSON_GetObjectItem(r, "path");

@@ -51,6 +51,9 @@ void dtf_close(dtf *f);
 void dtf_org(dtf *f, const char *json);
 /* Every request the emulator recorded for this key (caller frees). */
 cJSON *dtf_requests(dtf *f);
+/* Requests the emulator refused before any organisation saw them (a bad
+ * key) whose Authorization header holds this test's key, even spoilt. */
+size_t dtf_rejected(dtf *f);
 /* How many recorded requests match METHOD and a path prefix
  * (surface "api" or "toolbox"). */
 size_t dtf_count(cJSON *reqs, const char *surface, const char *method, const char *path_prefix);

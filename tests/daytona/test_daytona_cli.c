@@ -255,6 +255,57 @@ static void test_a_key_pasted_into_api_key_env_is_never_shown(void **state) {
   dtf_close(&f);
 }
 
+/* A key that cannot be sent as a header (a line break copied with it, a
+ * control character, a byte that is not ASCII) is a credential error
+ * (SBX_E1501, exit 69) that names the variable and says why, before
+ * anything is created or sent: the emulator hears nothing, not even a
+ * request it would refuse. The value is nowhere in stderr (with -vv) or
+ * the audit log. `var` is where the key is: DAYTONA_API_KEY, or the
+ * variable settings.api_key_env names. */
+static void check_unusable_key(const char *name, const char *var, const char *settings, const char *tail,
+                               const char *why) {
+  dtf f;
+  char top[256];
+  snprintf(top, sizeof top, "audit:\n  path: /tmp/sbio-dt-%s-%d.log\n", name, (int)getpid());
+  dtf_prepare(&f, name, NULL, settings, top);
+  char *audit_path = strdup(top + strlen("audit:\n  path: "));
+  audit_path[strcspn(audit_path, "\n")] = '\0';
+  char entry[300];
+  snprintf(entry, sizeof entry, "%s=%s%s", var, f.key, tail);
+  const char *env[] = {entry, NULL};
+  h_opts o = {.env = env};
+  h_result r;
+  H_RUN(&r, &o, "-vv", "--config", f.config, "run", "--backend", "daytona://", "--", "true");
+  H_ASSERT_STATUS(&r, 69);
+  if (h_contains(r.err, r.err_len, f.key)) fail_msg("the key is in stderr:\n%s", r.err);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1501]"));
+  char expect[200];
+  snprintf(expect, sizeof expect, "the value of %s cannot be sent in a request header as a credential: %s", var, why);
+  if (!h_contains(r.err, r.err_len, expect)) fail_msg("expected '%s' in:\n%s", expect, r.err);
+  h_result_free(&r);
+  char *audit = h_read(audit_path);
+  if (strstr(audit, f.key)) fail_msg("the key is in the audit log:\n%s", audit);
+  free(audit);
+  cJSON *reqs = dtf_requests(&f);
+  assert_int_equal(cJSON_GetArraySize(reqs), 0);
+  cJSON_Delete(reqs);
+  assert_int_equal(dtf_rejected(&f), 0);
+  unlink(audit_path);
+  free(audit_path);
+  dtf_close(&f);
+}
+
+static void test_a_key_that_is_not_a_header_value_is_refused_before_any_request(void **state) {
+  (void)state;
+  const char *control = "it contains a control character";
+  check_unusable_key("clinl", "DAYTONA_API_KEY", NULL, "\ndef", control);
+  check_unusable_key("clicr", "DAYTONA_API_KEY", NULL, "\r", control);
+  check_unusable_key("clisoh", "DAYTONA_API_KEY", NULL, "\x01", control);
+  check_unusable_key("clinonascii", "DAYTONA_API_KEY", NULL, "\xc3\xa9", "it contains a byte that is not ASCII");
+  check_unusable_key("clinlenv", "SBIO_TEST_DT_OTHER_KEY", "      api_key_env: SBIO_TEST_DT_OTHER_KEY\n", "\n",
+                     control);
+}
+
 /* Daytona's message is quoted up to 299 bytes: a key the cut falls inside
  * is redacted whole, not cut first (which left its first bytes shown). */
 static void test_a_key_where_the_message_is_cut_is_still_redacted(void **state) {
@@ -293,6 +344,7 @@ int main(void) {
       cmocka_unit_test(test_a_key_the_provider_echoes_is_never_shown),
       cmocka_unit_test(test_a_key_named_by_api_key_env_is_never_shown),
       cmocka_unit_test(test_a_key_pasted_into_api_key_env_is_never_shown),
+      cmocka_unit_test(test_a_key_that_is_not_a_header_value_is_refused_before_any_request),
       cmocka_unit_test(test_a_key_where_the_message_is_cut_is_still_redacted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

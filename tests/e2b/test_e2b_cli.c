@@ -132,12 +132,62 @@ static void test_a_key_pasted_into_api_key_env_is_never_shown(void **state) {
   fx_close(&f);
 }
 
+/* A key that cannot be sent as a header (a line break copied with it, a
+ * CR, another control character, a byte that is not ASCII) is a
+ * credential error (SBX_E1501, exit 69) that names the variable and says
+ * why, before E2B hears of anything. It used to reach libcurl, which
+ * refused the header: "SBX_E1201 connection ... failed". The value is
+ * nowhere in stderr (with -vv) or the audit log. */
+static void check_unusable_key(fx *f, const char *var, const char *tail, const char *why) {
+  emu_clear_log(&f->emu);
+  char entry[300];
+  snprintf(entry, sizeof entry, "%s=%s%s", var, E2B_TEST_KEY, tail);
+  const char *env[] = {entry, NULL};
+  h_opts o = {.env = env};
+  h_result r;
+  H_RUN(&r, &o, "-vv", "--config", f->config, "run", "--backend", "e2b://", "--", "true");
+  H_ASSERT_STATUS(&r, 69);
+  if (h_contains(r.err, r.err_len, E2B_TEST_KEY)) fail_msg("the key is in stderr:\n%s", r.err);
+  assert_true(h_contains(r.err, r.err_len, "[SBX_E1501]"));
+  char expect[200];
+  snprintf(expect, sizeof expect, "the value of %s cannot be sent in a request header as a credential: %s", var, why);
+  if (!h_contains(r.err, r.err_len, expect)) fail_msg("expected '%s' in:\n%s", expect, r.err);
+  h_result_free(&r);
+  char *audit = h_read(f->audit_path);
+  if (strstr(audit, E2B_TEST_KEY)) fail_msg("the key is in the audit log:\n%s", audit);
+  free(audit);
+  assert_int_equal(requests_seen(&f->emu), 0);
+}
+
+static void test_a_key_that_is_not_a_header_value_is_refused_before_any_request(void **state) {
+  fx *f = *state;
+  const char *control = "it contains a control character";
+  check_unusable_key(f, "E2B_API_KEY", "\ndef", control);
+  check_unusable_key(f, "E2B_API_KEY", "\r", control);
+  check_unusable_key(f, "E2B_API_KEY", "\x01", control);
+  check_unusable_key(f, "E2B_API_KEY", "\xc3\xa9", "it contains a byte that is not ASCII");
+}
+
+/* The same for the variable settings.api_key_env names: it is named, as
+ * it is set. */
+static void test_a_named_variable_that_is_not_a_header_value_is_refused(void **state) {
+  (void)state;
+  fx f;
+  assert_int_equal(fx_open(&f, NULL, "      api_key_env: SBIO_TEST_E2B_OTHER_KEY\n", NULL), 0);
+  check_unusable_key(&f, "SBIO_TEST_E2B_OTHER_KEY", "\n", "it contains a control character");
+  assert_int_equal(emu_violations(&f.emu), 0);
+  fx_close(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_a_one_second_rate_limit_costs_one_second, setup, teardown),
       cmocka_unit_test_setup_teardown(test_a_rate_limit_past_the_deadline_exits_69_at_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_a_timeout_above_the_maximum_never_reaches_e2b, setup, teardown),
       cmocka_unit_test(test_a_key_pasted_into_api_key_env_is_never_shown),
+      cmocka_unit_test_setup_teardown(test_a_key_that_is_not_a_header_value_is_refused_before_any_request, setup,
+                                      teardown),
+      cmocka_unit_test(test_a_named_variable_that_is_not_a_header_value_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,6 +143,47 @@ static void credential_from_setting(void **state) {
   sbio_sdk_secrets_free(s);
 }
 
+/* A credential that travels in a header: visible ASCII only, and no
+ * longer than the backend allows. Anything else is SBIO_E_AUTH naming the
+ * variable and the kind of fault, never the value. */
+static void credential_for_a_header(void **state) {
+  (void)state;
+  static const struct {
+    const char *value, *why;
+  } bad[] = {
+      {"sk-ab\ncd", "it contains a control character (such as a line break)"},
+      {"sk-abcd\r", "it contains a control character"},
+      {"sk-ab\tcd", "it contains a control character"},
+      {"sk-ab\x7f"
+       "cd",
+       "it contains a control character"},
+      {"sk-ab\x01"
+       "cd",
+       "it contains a control character"},
+      {"sk-ab\xc3\xa9"
+       "cd",
+       "it contains a byte that is not ASCII"},
+      {"sk-ab cd", "it contains a space"},
+      {"sk-abcdefgh", "it is longer than 10 bytes"},
+      {"", "it is empty"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    sbio_bk_error err = {.size = sizeof err};
+    assert_int_equal(sbio_sdk_secret_check_header("acme", "ACME_KEY", bad[i].value, 10, &err), SBIO_E_AUTH);
+    if (!strstr(err.message, bad[i].why)) fail_msg("case %zu: '%s' lacks '%s'", i, err.message, bad[i].why);
+    assert_non_null(strstr(err.message, "acme: the value of ACME_KEY cannot be sent in a request header"));
+    assert_non_null(strstr(err.hint, "export ACME_KEY="));
+    if (bad[i].value[0]) {
+      assert_null(strstr(err.message, bad[i].value));
+      assert_null(strstr(err.message, "sk-"));
+      assert_null(strstr(err.hint, "sk-"));
+    }
+  }
+  sbio_bk_error err = {.size = sizeof err};
+  assert_int_equal(sbio_sdk_secret_check_header("acme", "ACME_KEY", "sk-live_42.A~b+c/d=", 0, &err), SBIO_OK);
+  assert_int_equal(sbio_sdk_secret_check_header("acme", "ACME_KEY", "0123456789", 10, &err), SBIO_OK);
+}
+
 /* A provider's text is redacted over its whole length before it is cut:
  * a secret the cut falls inside goes whole, the host's secrets too; control
  * characters become spaces; the cut keeps UTF-8 characters whole. */
@@ -188,11 +229,9 @@ static void log_is_redacted(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(redact_own_and_host),
-      cmocka_unit_test(redact_error_in_place),
-      cmocka_unit_test(credential_from_env),
-      cmocka_unit_test(credential_from_setting),
-      cmocka_unit_test(provider_text_is_redacted_before_the_cut),
+      cmocka_unit_test(redact_own_and_host),     cmocka_unit_test(redact_error_in_place),
+      cmocka_unit_test(credential_from_env),     cmocka_unit_test(credential_from_setting),
+      cmocka_unit_test(credential_for_a_header), cmocka_unit_test(provider_text_is_redacted_before_the_cut),
       cmocka_unit_test(log_is_redacted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

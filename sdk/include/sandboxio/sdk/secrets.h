@@ -50,6 +50,21 @@ int sbio_sdk_secret_from_env(sbio_sdk_secrets *secrets, const char *backend, con
 int sbio_sdk_secret_from_setting(sbio_sdk_secrets *secrets, const char *backend, const char *setting, const char *var,
                                  const char *default_var, char **value, sbio_bk_error *err);
 
+/* Checks that `value`, a credential read from the environment variable
+ * `var`, can be sent as it is in an HTTP header (an API key, a bearer
+ * token): visible ASCII only, so no control character (a line break, a
+ * CR, a tab), no space and no byte above 0x7e, and at most `max_len`
+ * bytes when `max_len` is not 0. Otherwise SBIO_E_AUTH, so the backend
+ * can refuse before it creates anything or sends any request: the message
+ * names `var` and says what is wrong ("contains a control character"),
+ * never the value nor where in it. Unchecked, such a value makes libcurl
+ * refuse the header, a failure that looks like a network problem, or
+ * sends a header the value was never meant to produce. Call it with the
+ * variable sbio_sdk_secret_from_env() or sbio_sdk_secret_from_setting()
+ * just read successfully: that one is set, so its name is not a secret. */
+int sbio_sdk_secret_check_header(const char *backend, const char *var, const char *value, size_t max_len,
+                                 sbio_bk_error *err);
+
 /* A malloc'd copy of `text` with every value of `secrets` (longest first,
  * so a secret containing another goes whole) and then every secret the
  * host knows replaced by "***". `host` and `secrets` may be NULL. NULL on

@@ -140,9 +140,11 @@ class Handler(BaseHTTPRequestHandler):
     def authenticate(self):
         auth = self.headers.get("Authorization", "")
         if not auth.startswith("Bearer "):
+            self.server.store.reject({"method": self.command, "authorization": auth})
             raise HttpError(401, "Unauthorized")
         key = auth[len("Bearer ") :]
-        if not KEY.match(key):
+        if not KEY.fullmatch(key):
+            self.server.store.reject({"method": self.command, "authorization": auth})
             raise HttpError(401, "Invalid API key")
         org = self.server.store.org(key)
         if org.settings.revoked:
@@ -251,6 +253,10 @@ class Handler(BaseHTTPRequestHandler):
             with org.lock:
                 reqs = list(org.requests)
             return self.send_json(200, reqs)
+        if path == "/_emulator/rejected" and self.command == "GET":
+            with store.lock:
+                rejected = list(store.rejected)
+            return self.send_json(200, rejected)
         if path == "/_emulator/sandboxes" and self.command == "GET":
             key = query.get("apiKey", [None])[0]
             out = []

@@ -233,7 +233,16 @@ class Store:
         self.sandbox_dir = os.path.join(state_dir, "sandboxes")
         os.makedirs(self.sandbox_dir, exist_ok=True)
         self.orgs = {}
+        # Requests refused before they reached an organisation (a missing
+        # or malformed key): what they presented, so a test can tell that
+        # a key it spoilt never reached the emulator at all.
+        self.rejected = []
         self.lock = threading.Lock()
+
+    def reject(self, entry):
+        with self.lock:
+            self.rejected.append(entry)
+            del self.rejected[:-1000]
 
     def org(self, key):
         with self.lock:
