@@ -10,17 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Credentials each first-party backend reads from the environment. Only
- * whether they are set is reported, never a value. */
+/* Credentials each first-party backend reads from the environment (by
+ * default: a credential setting may name another variable). Only whether
+ * they are set is reported, never a value. */
 static const struct {
   const char *backend, *var;
   int required;
-  const char *fix;
+  const char *from; /* where a missing key is got */
 } credentials[] = {
     {"docker", "DOCKER_HOST", 0, NULL}, /* informational: unset means the local socket */
-    {"e2b", "E2B_API_KEY", 1, "export E2B_API_KEY with an API key from the E2B dashboard, or disable the backend"},
-    {"daytona", "DAYTONA_API_KEY", 1,
-     "export DAYTONA_API_KEY with an API key from the Daytona dashboard, or disable the backend"},
+    {"e2b", "E2B_API_KEY", 1, "the E2B dashboard"},
+    {"daytona", "DAYTONA_API_KEY", 1, "the Daytona dashboard"},
 };
 
 /* Probed by default: asking them is a local call. Everything else may be
@@ -117,14 +117,27 @@ static int add_credentials(doctor_state *st, cJSON *o, const sbio_backend_info *
   for (size_t i = 0; i < sizeof credentials / sizeof *credentials; i++) {
     if (strcmp(credentials[i].backend, name) != 0) continue;
     const char *v = getenv(credentials[i].var);
-    int set = v && v[0];
-    if (!cJSON_AddBoolToObject(creds, credentials[i].var, set)) return -1;
-    if (!set && credentials[i].required && in_use) {
-      char what[160];
-      snprintf(what, sizeof what, "%s is not set", credentials[i].var);
-      doctor_problem(st, name, what, credentials[i].fix);
-      missing++;
-    }
+    if (!cJSON_AddBoolToObject(creds, credentials[i].var, v && v[0])) return -1;
+    if (!credentials[i].required || !in_use) continue;
+    /* The variable the backend reads: the one its credential setting
+     * (first-party backends declare one, api_key_env) names when that is
+     * configured, else the default. A name the library withholds (unset,
+     * it may be the key itself) is never printed. */
+    const char *named = NULL, *setting = sbio_backend_info_credential_setting(b, 0, &named);
+    const char *consulted_var = setting ? named : credentials[i].var;
+    const char *value = consulted_var ? getenv(consulted_var) : NULL;
+    if (value && value[0]) continue;
+    char consulted[160];
+    if (consulted_var)
+      snprintf(consulted, sizeof consulted, "%s", consulted_var);
+    else
+      snprintf(consulted, sizeof consulted, "the variable that settings.%s names", setting);
+    char what[200], fix[400];
+    snprintf(what, sizeof what, "%s is not set", consulted);
+    snprintf(fix, sizeof fix, "export %s with an API key from %s, or disable the backend", consulted,
+             credentials[i].from);
+    doctor_problem(st, name, what, fix);
+    missing++;
   }
   for (size_t i = 0; i < sbio_backend_info_credential_count(b); i++) {
     const char *var = sbio_backend_info_credential_var(b, i);

@@ -36,7 +36,11 @@ static void resolve_names(struct sbio_backend_info *b) {
   cJSON *settings = cJSON_Parse(b->cfg->settings_json);
   for (size_t i = 0; settings && i < b->meta.n_cred_settings; i++) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(settings, b->meta.cred_settings[i]);
-    if (cJSON_IsString(v) && v->valuestring[0]) sbio__strlist_add(&b->cred_setting_text, v->valuestring);
+    if (!cJSON_IsString(v) || !v->valuestring[0]) continue;
+    /* Both or neither: the lists are read by the same index. */
+    if (sbio__strlist_add(&b->cred_setting_names, b->meta.cred_settings[i]) != 0) continue;
+    if (sbio__strlist_add(&b->cred_setting_text, v->valuestring) != 0)
+      free(b->cred_setting_names.items[--b->cred_setting_names.n]);
   }
   cJSON_Delete(settings);
 }
@@ -66,4 +70,24 @@ void sbio__credentials_learn(sbio_host *host, struct sbio_backend_info *b) {
     const char *value = getenv(b->cred_vars.items[i]);
     if (value && value[0]) sbio__redactor_add(&host->redactor, value);
   }
+}
+
+/* A declared variable's name is public (the note shows it), so it may be
+ * handed out even while unset. */
+static int declared(const struct sbio_backend_info *b, const char *text) {
+  for (size_t i = 0; i < b->meta.n_cred_env; i++)
+    if (strcmp(b->meta.cred_env[i], text) == 0) return 1;
+  return 0;
+}
+
+size_t sbio_backend_info_credential_setting_count(const sbio_backend_info *b) {
+  return b ? b->cred_setting_names.n : 0;
+}
+
+const char *sbio_backend_info_credential_setting(const sbio_backend_info *b, size_t i, const char **var) {
+  if (var) *var = NULL;
+  if (!b || i >= b->cred_setting_names.n) return NULL;
+  const char *text = b->cred_setting_text.items[i];
+  if (var && (declared(b, text) || (env_name_valid(text) && is_set(text)))) *var = text;
+  return b->cred_setting_names.items[i];
 }

@@ -85,6 +85,7 @@ static void entry_free(struct sbio_backend_info *b) {
   for (size_t i = 0; i < b->cred_setting_text.n; i++)
     explicit_bzero(b->cred_setting_text.items[i], strlen(b->cred_setting_text.items[i]));
   sbio__strlist_free(&b->cred_setting_text);
+  sbio__strlist_free(&b->cred_setting_names);
   free(b->name);
   free(b->path);
   free(b);

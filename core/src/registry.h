@@ -60,6 +60,7 @@ struct sbio_backend_info {
    * a variable's name, or, pasted there by mistake, the credential itself
    * (credentials.c). Never shown. */
   sbio__strlist cred_setting_text;
+  sbio__strlist cred_setting_names; /* the setting each text is of, same index */
   int cred_resolved;
 };
 

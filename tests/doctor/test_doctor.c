@@ -192,6 +192,59 @@ static void test_cloud_credentials_and_probe(void **state) {
   free(cfg);
 }
 
+/* With settings.api_key_env, the variable doctor asks for is the one the
+ * backend reads, not E2B_API_KEY. While that variable is unset, the
+ * setting's text is never shown (it may be the key itself, pasted where
+ * its name belongs): the problem names the setting instead. */
+static void test_the_hint_names_the_variable_api_key_env_names(void **state) {
+  (void)state;
+  static const char *const pasted = "e2b_5ecretPastedIntoApiKeyEnvForDoctor42";
+  char body[300];
+  snprintf(body, sizeof body, "backends: {e2b: {enabled: true, settings: {api_key_env: %s}}}\n", pasted);
+  char *cfg = config_with("e2b-pasted.yaml", body);
+  h_result r;
+  /* E2B_API_KEY being set does not help: the backend does not read it. */
+  doctor(&r, cfg, ENV("E2B_API_KEY=sekret-value-123"), NULL);
+  H_ASSERT_STATUS(&r, 69);
+  assert_true(h_contains(r.out, r.out_len,
+                         "  e2b: the variable that settings.api_key_env names is not set\n"
+                         "    fix: export the variable that settings.api_key_env names with an API key from the E2B "
+                         "dashboard, or disable the backend\n"));
+  assert_false(h_contains(r.out, r.out_len, "fix: export E2B_API_KEY"));
+  assert_true(h_contains(r.out, r.out_len, "not checked: credentials missing"));
+  h_result_free(&r);
+  doctor(&r, cfg, NULL, ARGS("--json"));
+  H_ASSERT_STATUS(&r, 69);
+  if (h_contains(r.out, r.out_len, pasted)) fail_msg("the setting's text is in doctor's output:\n%s", r.out);
+  assert_false(h_contains(r.err, r.err_len, pasted));
+  h_result_free(&r);
+  free(cfg);
+
+  cfg = config_with("e2b-named.yaml", "backends: {e2b: {enabled: true, settings: {api_key_env: MY_E2B_KEY}}}\n");
+  doctor(&r, cfg, NULL, NULL);
+  H_ASSERT_STATUS(&r, 69);
+  assert_true(h_contains(r.out, r.out_len, "  e2b: the variable that settings.api_key_env names is not set\n"));
+  assert_false(h_contains(r.out, r.out_len, "MY_E2B_KEY"));
+  h_result_free(&r);
+  /* Set, it is named, and it is enough: E2B_API_KEY is not asked for. */
+  doctor(&r, cfg, ENV("MY_E2B_KEY=sekret-value-456"), NULL);
+  H_ASSERT_STATUS(&r, 0);
+  assert_false(h_contains(r.out, r.out_len, "is not set"));
+  assert_true(h_contains(r.out, r.out_len, "MY_E2B_KEY set"));
+  assert_false(h_contains(r.out, r.out_len, "sekret"));
+  h_result_free(&r);
+  free(cfg);
+
+  /* Named explicitly, the default is named as ever. */
+  cfg = config_with("e2b-default.yaml", "backends: {e2b: {enabled: true, settings: {api_key_env: E2B_API_KEY}}}\n");
+  doctor(&r, cfg, NULL, NULL);
+  H_ASSERT_STATUS(&r, 69);
+  assert_true(
+      h_contains(r.out, r.out_len, "  e2b: E2B_API_KEY is not set\n    fix: export E2B_API_KEY with an API key"));
+  h_result_free(&r);
+  free(cfg);
+}
+
 /* A broken configuration is reported, and the rest of the report is made
  * with the built-in defaults. */
 static void test_broken_config(void **state) {
@@ -372,6 +425,7 @@ int main(void) {
       cmocka_unit_test(test_unreachable_docker),
       cmocka_unit_test(test_declared_credentials_are_listed_by_name),
       cmocka_unit_test(test_cloud_credentials_and_probe),
+      cmocka_unit_test(test_the_hint_names_the_variable_api_key_env_names),
       cmocka_unit_test(test_broken_config),
       cmocka_unit_test(test_refused_backend),
       cmocka_unit_test(test_disabled_backend_untouched),

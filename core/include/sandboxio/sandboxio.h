@@ -131,6 +131,17 @@ SBIO_API const char *sbio_backend_info_summary(const sbio_backend_info *b); /* "
  * from every message, log line, audit event and span it produces. */
 SBIO_API size_t sbio_backend_info_credential_count(const sbio_backend_info *b);
 SBIO_API const char *sbio_backend_info_credential_var(const sbio_backend_info *b, size_t i); /* NULL past the end */
+/* The credential settings the backend declares that its configuration
+ * fills (e2b's and daytona's api_key_env): the backend then reads the
+ * variable such a setting names rather than its default one. Returns the
+ * setting's name ("api_key_env"; NULL past the end) and sets *var (when
+ * var is not NULL) to the variable it names, or to NULL while that
+ * variable is unset or empty and is not one the backend declares: the
+ * text may then be the credential itself, pasted where a name belongs,
+ * so it is never handed out (say "the variable that settings.api_key_env
+ * names"). */
+SBIO_API size_t sbio_backend_info_credential_setting_count(const sbio_backend_info *b);
+SBIO_API const char *sbio_backend_info_credential_setting(const sbio_backend_info *b, size_t i, const char **var);
 SBIO_API sbio_backend_status sbio_backend_info_status(const sbio_backend_info *b);
 SBIO_API const char *sbio_backend_status_name(sbio_backend_status status); /* "loaded" */
 /* Why the backend was refused, disabled or shadowed; "" otherwise. */

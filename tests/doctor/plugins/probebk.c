@@ -51,5 +51,14 @@ static int p_probe(void *instance, const sbio_bk_call *call, char *detail, size_
 #define PROBE_OP
 #endif
 
+#ifdef PROBEBK_API_KEY_ENV
+/* Credentials declared as the real e2b declares them: its key variable,
+ * and the setting that may name another. */
+SBIO_BACKEND_WITH_CREDENTIALS(PROBEBK_NAME, "0.0.1", "doctor test backend", SBIO_CAP("network_policy"),
+                              PROBEBK_MECHANISMS,
+                              SBIO_CREDENTIALS(SBIO_CRED(PROBEBK_API_KEY_ENV), SBIO_CRED("api_key_env")),
+                              .open = p_open, .close = p_close PROBE_OP)
+#else
 SBIO_BACKEND(PROBEBK_NAME, "0.0.1", "doctor test backend", SBIO_CAP("network_policy"), PROBEBK_MECHANISMS,
              .open = p_open, .close = p_close PROBE_OP)
+#endif
