@@ -24,6 +24,7 @@
  * around every mode, and under ASan a 4 TiB allocation would abort). No
  * real engine is needed. */
 #include "docker_support.h"
+#include "hostile_start.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,9 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,26 +112,7 @@ static void fake_start(fake *f, const char *mode) {
   snprintf(f->sock, sizeof f->sock, "%s/docker.sock", f->dir);
   snprintf(f->log, sizeof f->log, "%s/requests.log", f->dir);
   snprintf(f->containers, sizeof f->containers, "%s.containers", f->log);
-  f->pid = fork();
-  assert_true(f->pid >= 0);
-  if (f->pid == 0) {
-    execl("/usr/bin/python3", "python3", DX_HOSTILE_ENGINE, f->sock, f->log, mode, (char *)NULL);
-    _exit(127);
-  }
-  /* Ready once it accepts a connection. */
-  for (int i = 0; i < 400; i++) {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%.100s", f->sock);
-    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-    if (fd >= 0) close(fd);
-    if (ok) return;
-    int status;
-    if (waitpid(f->pid, &status, WNOHANG) == f->pid) fail_msg("hostile_engine.py %s exited before listening", mode);
-    struct timespec ts = {0, 25 * 1000000L};
-    nanosleep(&ts, NULL);
-  }
-  fail_msg("hostile_engine.py %s did not listen on %s", mode, f->sock);
+  f->pid = dx_hostile_start(f->sock, f->log, mode);
 }
 
 static char *read_text(const char *path) {

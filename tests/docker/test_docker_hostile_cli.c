@@ -12,13 +12,12 @@
  * the engine still holds the container (the test checks it did fail to
  * remove it, not that sbio gave up early). No real engine is needed. */
 #include "harness.h"
+#include "hostile_start.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,25 +37,7 @@ static void fake_start(fake *f, const char *mode) {
   f->containers = malloc(n);
   assert_non_null(f->containers);
   snprintf(f->containers, n, "%s.containers", f->log);
-  f->pid = fork();
-  assert_true(f->pid >= 0);
-  if (f->pid == 0) {
-    execl("/usr/bin/python3", "python3", DX_HOSTILE_ENGINE, f->sock, f->log, mode, (char *)NULL);
-    _exit(127);
-  }
-  for (int i = 0; i < 400; i++) {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%.100s", f->sock);
-    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-    if (fd >= 0) close(fd);
-    if (ok) return;
-    int status;
-    if (waitpid(f->pid, &status, WNOHANG) == f->pid) fail_msg("hostile_engine.py %s exited before listening", mode);
-    struct timespec ts = {0, 25 * 1000000L};
-    nanosleep(&ts, NULL);
-  }
-  fail_msg("hostile_engine.py %s did not listen on %s", mode, f->sock);
+  f->pid = dx_hostile_start(f->sock, f->log, mode);
 }
 
 static void fake_stop(fake *f) {
