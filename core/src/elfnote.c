@@ -154,6 +154,52 @@ static uint64_t align_up(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) & ~(alignment - 1);
 }
 
+/* ------------------------------------------------------- the bytes looked at */
+/* The image the checks read. From a buffer (the fuzzer's, a test's) it is
+ * all there; from a file only the ranges the checks look at are read --
+ * headers, notes, the dynamic array, its string and relocation tables, a
+ * few dozen KiB of a backend of several hundred -- because reading every
+ * installed backend whole was most of what a command spent on them. The
+ * buffer is len bytes of zeroes (calloc: pages nobody reads stay untouched)
+ * and every reader calls need() for its range first, so no check ever sees
+ * a byte that was not read from the file. */
+#define PAGE 4096u
+
+typedef struct elf_src {
+  unsigned char *buf;
+  size_t len;
+  int fd;              /* -1: buf holds the whole image */
+  unsigned char *have; /* from a file: one bit per PAGE already read */
+} elf_src;
+
+/* Makes [off, off + size) of the image present; the range is in bounds
+ * (every caller checked it against len first). */
+static int need(elf_src *src, uint64_t off, uint64_t size, char *reason, size_t reason_size) {
+  if (src->fd < 0 || size == 0) return 0;
+  uint64_t page = off / PAGE, last = (off + size - 1) / PAGE;
+  while (page <= last) {
+    if (src->have[page / 8] & (1u << (page % 8))) {
+      page++;
+      continue;
+    }
+    uint64_t run = page;
+    while (run <= last && !(src->have[run / 8] & (1u << (run % 8)))) run++;
+    uint64_t from = page * PAGE, to = run * PAGE < src->len ? run * PAGE : src->len;
+    while (from < to) {
+      ssize_t n = pread(src->fd, src->buf + from, (size_t)(to - from), (off_t)from);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fail(reason, reason_size, "cannot read file: %s", strerror(errno));
+      if (n == 0) {
+        return fail(reason, reason_size, "the file shrank while it was read (ended at byte %llu of %zu)",
+                    (unsigned long long)from, src->len);
+      }
+      from += (uint64_t)n;
+    }
+    for (; page < run; page++) src->have[page / 8] |= (unsigned char)(1u << (page % 8));
+  }
+  return 0;
+}
+
 /* ---------------------------------------------------------------- headers */
 static int check_ident(const unsigned char *buf, size_t len, char *reason, size_t reason_size) {
   if (buf == NULL || len < EI_NIDENT || memcmp(buf, ELFMAG, SELFMAG) != 0) {
@@ -208,10 +254,10 @@ static int check_header(const host_ehdr *eh, size_t len, char *reason, size_t re
  * end of the file is a SIGBUS, which no caller can catch. So a file whose
  * loadable segments reach past its end -- cut short by a half-written copy
  * or upgrade -- is refused here, before dlopen could ever see it. */
-static int check_loadable(const unsigned char *buf, const host_ehdr *eh, size_t len, char *reason, size_t reason_size) {
+static int check_loadable(const elf_src *src, const host_ehdr *eh, size_t len, char *reason, size_t reason_size) {
   for (unsigned i = 0; i < eh->e_phnum; i++) {
     host_phdr ph;
-    memcpy(&ph, buf + eh->e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
+    memcpy(&ph, src->buf + eh->e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
     if (ph.p_type != PT_LOAD || ph.p_filesz == 0 || in_bounds(ph.p_offset, ph.p_filesz, len)) continue;
     return fail(reason, reason_size,
                 "ELF segment %u (PT_LOAD) reaches past the end of the file (offset %llu + %llu bytes, file %zu "
@@ -308,12 +354,13 @@ static int dyn_value(const unsigned char *dyn, uint64_t n, int64_t tag, uint64_t
 
 /* Every relocation of the table [off, off + size) in the file writes inside
  * the image (a word at r_offset). R_*_NONE writes nothing. */
-static int check_relocs(const unsigned char *buf, const image_map *map, uint64_t off, uint64_t size, int rela,
-                        const char *name, char *reason, size_t reason_size) {
+static int check_relocs(elf_src *src, const image_map *map, uint64_t off, uint64_t size, int rela, const char *name,
+                        char *reason, size_t reason_size) {
   uint64_t entsize = rela ? sizeof(host_rela) : sizeof(host_rel);
+  if (need(src, off, size, reason, reason_size) != 0) return -1;
   for (uint64_t at = 0; at + entsize <= size; at += entsize) {
     host_rela r = {0};
-    memcpy(&r, buf + off + at, entsize); /* a rel is a rela's first two fields */
+    memcpy(&r, src->buf + off + at, entsize); /* a rel is a rela's first two fields */
     if (HOST_R_TYPE(r.r_info) == 0) continue;
     if (!image_holds(map, (uint64_t)r.r_offset, sizeof(uintptr_t), 0, NULL)) {
       return fail(reason, reason_size, "ELF %s relocation %llu writes at 0x%llx, outside the file's loadable segments",
@@ -323,13 +370,13 @@ static int check_relocs(const unsigned char *buf, const image_map *map, uint64_t
   return 0;
 }
 
-static int check_dynamic(const unsigned char *buf, const host_ehdr *eh, char *reason, size_t reason_size) {
+static int check_dynamic(elf_src *src, const host_ehdr *eh, char *reason, size_t reason_size) {
   host_phdr dyn_ph;
   unsigned n_dynamic = 0, dyn_index = 0;
   image_map map = {.n = 0};
   for (unsigned i = 0; i < eh->e_phnum; i++) {
     host_phdr ph;
-    memcpy(&ph, buf + eh->e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
+    memcpy(&ph, src->buf + eh->e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
     if (ph.p_type == PT_LOAD) {
       if (map.n == MAX_LOADS) {
         return fail(reason, reason_size, "ELF has more than %d PT_LOAD segments", MAX_LOADS);
@@ -354,7 +401,8 @@ static int check_dynamic(const unsigned char *buf, const host_ehdr *eh, char *re
                 "segments",
                 dyn_index, (unsigned long long)dyn_ph.p_vaddr, (unsigned long long)dyn_ph.p_filesz);
   }
-  const unsigned char *dyn = buf + dyn_off;
+  if (need(src, dyn_off, (uint64_t)dyn_ph.p_filesz, reason, reason_size) != 0) return -1;
+  const unsigned char *dyn = src->buf + dyn_off;
   uint64_t n = (uint64_t)dyn_ph.p_filesz / sizeof(host_dyn), n_used = 0;
   for (; n_used < n && n_used <= MAX_DYNAMIC; n_used++) {
     host_dyn d;
@@ -388,12 +436,13 @@ static int check_dynamic(const unsigned char *buf, const host_ehdr *eh, char *re
   uint64_t strtab = 0, strsz = 0, str_off = 0;
   int have_strtab = dyn_value(dyn, n_used, DT_STRTAB, &strtab) && dyn_value(dyn, n_used, DT_STRSZ, &strsz);
   int strtab_in_file = have_strtab && image_holds(&map, strtab, strsz, 1, &str_off);
+  if (strtab_in_file && need(src, str_off, strsz, reason, reason_size) != 0) return -1;
   for (uint64_t i = 0; i < n_used; i++) {
     host_dyn d;
     memcpy(&d, dyn + i * sizeof d, sizeof d);
     if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH) continue;
     uint64_t name = (uint64_t)d.d_un.d_val;
-    if (!strtab_in_file || name >= strsz || memchr(buf + str_off + name, '\0', strsz - name) == NULL) {
+    if (!strtab_in_file || name >= strsz || memchr(src->buf + str_off + name, '\0', strsz - name) == NULL) {
       return fail(reason, reason_size,
                   "ELF dynamic entry %llu names a string outside the dynamic string table (offset %llu)",
                   (unsigned long long)i, (unsigned long long)name);
@@ -422,15 +471,14 @@ static int check_dynamic(const unsigned char *buf, const host_ehdr *eh, char *re
       return fail(reason, reason_size, "ELF %s relocation table (address 0x%llx, %llu bytes) is not in the file",
                   relocs[r].name, (unsigned long long)addr, (unsigned long long)size);
     }
-    if (check_relocs(buf, &map, off, size, rela, relocs[r].name, reason, reason_size) != 0) return -1;
+    if (check_relocs(src, &map, off, size, rela, relocs[r].name, reason, reason_size) != 0) return -1;
   }
   return 0;
 }
 
 /* ------------------------------------------------------------------ notes */
 typedef struct note_search {
-  const unsigned char *buf;
-  size_t len;
+  elf_src *src;
   uint64_t found_at; /* descriptor offset of the note found, 0 if none */
   size_t notes_seen;
   const char *json;
@@ -442,7 +490,7 @@ static int take_descriptor(note_search *s, uint64_t desc_off, uint32_t descsz, c
     return fail(reason, reason_size, "malformed note: metadata note descriptor too large (%lu bytes, limit %d)",
                 (unsigned long)descsz, SBIO_METADATA_MAX);
   }
-  const char *desc = (const char *)s->buf + desc_off;
+  const char *desc = (const char *)s->src->buf + desc_off;
   const char *nul = memchr(desc, '\0', descsz);
   if (nul == NULL) return fail(reason, reason_size, "malformed note: metadata note descriptor is not NUL-terminated");
   if (nul == desc) return fail(reason, reason_size, "malformed note: metadata note JSON is empty");
@@ -482,7 +530,7 @@ static int scan_segment(note_search *s, unsigned index, uint64_t start, uint64_t
       return fail(reason, reason_size, "malformed note: more than %d notes", MAX_NOTES);
     }
     host_nhdr nh;
-    memcpy(&nh, s->buf + off, sizeof nh);
+    memcpy(&nh, s->src->buf + off, sizeof nh);
     uint64_t name_off = off + sizeof nh;
     /* The descriptor starts at the next aligned offset after header and
      * name (for 8-aligned notes the 12-byte header counts toward it). */
@@ -494,7 +542,7 @@ static int scan_segment(note_search *s, unsigned index, uint64_t start, uint64_t
                   (unsigned long long)off, (unsigned long)nh.n_namesz, (unsigned long)nh.n_descsz);
     }
     if (nh.n_type == SBIO_NOTE_TYPE && nh.n_namesz == OWNER_SIZE &&
-        memcmp(s->buf + name_off, SBIO_NOTE_OWNER, OWNER_SIZE) == 0) {
+        memcmp(s->src->buf + name_off, SBIO_NOTE_OWNER, OWNER_SIZE) == 0) {
       /* Two PT_NOTE segments may legitimately cover the same bytes; only a
        * second note at another place is ambiguous. */
       if (s->json != NULL && s->found_at != desc_off) {
@@ -510,8 +558,11 @@ static int scan_segment(note_search *s, unsigned index, uint64_t start, uint64_t
   return 0;
 }
 
-int sbio__elfnote_find(const unsigned char *buf, size_t len, const char **json, size_t *json_len, char *reason,
-                       size_t reason_size) {
+static int find_in(elf_src *src, const char **json, size_t *json_len, char *reason, size_t reason_size) {
+  const unsigned char *buf = src->buf;
+  size_t len = src->len;
+  uint64_t head = len < sizeof(host_ehdr) ? len : sizeof(host_ehdr);
+  if (buf != NULL && need(src, 0, head, reason, reason_size) != 0) return -1;
   if (check_ident(buf, len, reason, reason_size) != 0) return -1;
   if (len < sizeof(host_ehdr)) {
     return fail(reason, reason_size, "truncated ELF header (%zu bytes, need %zu)", len, sizeof(host_ehdr));
@@ -519,8 +570,9 @@ int sbio__elfnote_find(const unsigned char *buf, size_t len, const char **json, 
   host_ehdr eh;
   memcpy(&eh, buf, sizeof eh);
   if (check_header(&eh, len, reason, reason_size) != 0) return -1;
+  if (need(src, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(host_phdr), reason, reason_size) != 0) return -1;
 
-  note_search s = {.buf = buf, .len = len, .found_at = 0, .notes_seen = 0, .json = NULL, .json_len = 0};
+  note_search s = {.src = src, .found_at = 0, .notes_seen = 0, .json = NULL, .json_len = 0};
   for (unsigned i = 0; i < eh.e_phnum; i++) {
     host_phdr ph;
     memcpy(&ph, buf + eh.e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
@@ -529,36 +581,22 @@ int sbio__elfnote_find(const unsigned char *buf, size_t len, const char **json, 
       return fail(reason, reason_size, "PT_NOTE segment %u out of bounds (offset %llu, size %llu, file %zu bytes)", i,
                   (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz, len);
     }
+    if (need(src, ph.p_offset, ph.p_filesz, reason, reason_size) != 0) return -1;
     if (scan_segment(&s, i, ph.p_offset, ph.p_filesz, ph.p_align, reason, reason_size) != 0) return -1;
   }
   if (s.json == NULL) return fail(reason, reason_size, "no .note.sandboxio metadata note");
-  if (check_loadable(buf, &eh, len, reason, reason_size) != 0) return -1;
-  if (check_dynamic(buf, &eh, reason, reason_size) != 0) return -1;
+  if (check_loadable(src, &eh, len, reason, reason_size) != 0) return -1;
+  if (check_dynamic(src, &eh, reason, reason_size) != 0) return -1;
   if (json) *json = s.json;
   if (json_len) *json_len = s.json_len;
   return 0;
 }
 
-/* The whole file into memory with read(2). Not mmap: a file truncated by
- * someone else while we look at it would turn a mapped page into SIGBUS;
- * read only ever comes back short, which is refused like any truncation. */
-static int read_whole(int fd, size_t len, unsigned char **out, char *reason, size_t reason_size) {
-  unsigned char *buf = malloc(len);
-  if (buf == NULL) return fail(reason, reason_size, "out of memory reading the file");
-  size_t got = 0;
-  while (got < len) {
-    ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int saved = errno;
-      free(buf);
-      if (n == 0) return fail(reason, reason_size, "the file shrank while it was read (%zu of %zu bytes)", got, len);
-      return fail(reason, reason_size, "cannot read file: %s", strerror(saved));
-    }
-    got += (size_t)n;
-  }
-  *out = buf;
-  return 0;
+int sbio__elfnote_find(const unsigned char *buf, size_t len, const char **json, size_t *json_len, char *reason,
+                       size_t reason_size) {
+  /* Never written through: need() returns at once for fd -1. */
+  elf_src src = {.buf = (unsigned char *)buf, .len = len, .fd = -1, .have = NULL};
+  return find_in(&src, json, json_len, reason, reason_size);
 }
 
 int sbio__elfnote_read_fd(int fd, char **json_out, char *reason, size_t reason_size) {
@@ -571,13 +609,20 @@ int sbio__elfnote_read_fd(int fd, char **json_out, char *reason, size_t reason_s
     return fail(reason, reason_size, "file too large (%llu bytes; a backend may have at most %llu)",
                 (unsigned long long)st.st_size, (unsigned long long)SBIO__ELF_FILE_MAX);
   }
-  size_t len = (size_t)st.st_size;
-  unsigned char *buf = NULL;
-  if (read_whole(fd, len, &buf, reason, reason_size) != 0) return -1;
+  /* Read with pread(2), never mapped: a file truncated by someone else
+   * while we look at it would turn a mapped page into SIGBUS; pread only
+   * ever comes back short, which need() refuses like any truncation. */
+  size_t len = (size_t)st.st_size, pages = (len + PAGE - 1) / PAGE;
+  elf_src src = {.buf = calloc(len, 1), .len = len, .fd = fd, .have = calloc(pages / 8 + 1, 1)};
+  if (src.buf == NULL || src.have == NULL) {
+    free(src.buf);
+    free(src.have);
+    return fail(reason, reason_size, "out of memory reading the file");
+  }
 
   const char *json = NULL;
   size_t json_len = 0;
-  int rc = sbio__elfnote_find(buf, len, &json, &json_len, reason, reason_size);
+  int rc = find_in(&src, &json, &json_len, reason, reason_size);
   if (rc == 0 && json_out != NULL) {
     char *copy = malloc(json_len + 1);
     if (copy == NULL) {
@@ -588,6 +633,7 @@ int sbio__elfnote_read_fd(int fd, char **json_out, char *reason, size_t reason_s
       *json_out = copy;
     }
   }
-  free(buf);
+  free(src.buf);
+  free(src.have);
   return rc;
 }

@@ -135,7 +135,30 @@ static void image_valid(image *im) {
   add_our_note(im, JSON);
 }
 
+static int temp_fd(const void *data, size_t len);
+
+/* The same image read from a file, where only the ranges the checks look
+ * at are read (elfnote.c, need()), must get the same verdict and the same
+ * reason as the whole buffer: a range a check reads without need() would
+ * be zeroes there, and this catches it on every image of this file. */
+static void expect_same_from_file(const unsigned char *buf, size_t len, int rc, const char *reason) {
+  if (buf == NULL || len == 0) return;
+  int fd = temp_fd(buf, len);
+  char *json = NULL;
+  char file_reason[256] = "";
+  int file_rc = sbio__elfnote_read_fd(fd, &json, file_reason, sizeof file_reason);
+  close(fd);
+  free(json);
+  if (file_rc != rc || (rc != 0 && reason != NULL && strcmp(file_reason, reason) != 0)) {
+    print_error("from a buffer: rc=%d \"%s\"; from a file: rc=%d \"%s\"\n", rc, reason ? reason : "", file_rc,
+                file_reason);
+    fail();
+  }
+}
+
 static int find(image *im, const char **json, size_t *json_len, char *reason, size_t size) {
+  char whole[256] = ""; /* the caller's may be short on purpose */
+  expect_same_from_file(im->buf, im->len, sbio__elfnote_find(im->buf, im->len, NULL, NULL, whole, sizeof whole), whole);
   return sbio__elfnote_find(im->buf, im->len, json, json_len, reason, size);
 }
 
@@ -594,6 +617,41 @@ static void test_real_fake_plugin(void **state) {
   read_real_plugin(SBIO_TEST_BACKEND_DIR "/sbio-backend-fake.so");
 }
 
+/* Bytes this process has read(2)/pread(2) so far (/proc/self/io). */
+static unsigned long long bytes_read_so_far(void) {
+  FILE *f = fopen("/proc/self/io", "r");
+  if (f == NULL) return 0;
+  char line[128];
+  unsigned long long n = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "rchar: %llu", &n) == 1) break;
+  fclose(f);
+  return n;
+}
+
+/* Every command reads the note of every installed backend: reading each
+ * file whole was most of the time a command spent on them. A real plugin
+ * is checked by reading its headers and tables, a small part of it. */
+static void test_real_plugin_is_not_read_whole(void **state) {
+  (void)state;
+  int fd = open(SBIO_TEST_BACKEND_DIR "/sbio-backend-fake.so", O_RDONLY);
+  if (fd < 0) skip();
+  off_t size = lseek(fd, 0, SEEK_END);
+  assert_true(size > 64 * 1024);
+  char *json = NULL;
+  char reason[256] = "";
+  unsigned long long before = bytes_read_so_far();
+  assert_int_equal(sbio__elfnote_read_fd(fd, &json, reason, sizeof reason), 0);
+  unsigned long long read = bytes_read_so_far() - before;
+  close(fd);
+  free(json);
+  if (before == 0) skip(); /* no /proc/self/io */
+  if (read * 4 > (unsigned long long)size) {
+    print_error("read %llu of the file's %lld bytes\n", read, (long long)size);
+    fail();
+  }
+}
+
 /* ------------------------------------------- what the dynamic loader trusts */
 /* The real fake plugin, read whole, and where its dynamic array is: each
  * test below breaks one thing dlopen would follow blindly (before the
@@ -650,6 +708,7 @@ static dyn_t *real_dyn_tag(real_image *ri, int64_t tag) {
 static void expect_real_refused(real_image *ri, const char *expected) {
   char reason[256] = "";
   int rc = sbio__elfnote_find(ri->buf, ri->len, NULL, NULL, reason, sizeof reason);
+  expect_same_from_file(ri->buf, ri->len, rc, reason);
   if (rc != -1 || strstr(reason, expected) == NULL)
     fail_msg("expected refusal containing \"%s\", got rc=%d reason \"%s\"", expected, rc, reason);
   free(ri->buf);
@@ -732,6 +791,33 @@ static void test_relocation_outside_image(void **state) {
   expect_real_refused(&ri, "ELF DT_RELA relocation 0 writes at 0x7fff0000, outside the file's loadable segments");
 }
 
+/* The last entry of each relocation table, the bytes farthest from the
+ * other tables: a table checked without being read from the file would
+ * be zeroes there (R_*_NONE, skipped), and the file path would pass it. */
+static void break_last_relocation(int64_t table_tag, int64_t size_tag, const char *expected) {
+  real_image ri;
+  if (real_fake_plugin(&ri) != 0) skip();
+  dyn_t *table = real_dyn_find(&ri, table_tag), *size = real_dyn_find(&ri, size_tag);
+  if (!table || !size || size->d_un.d_val < sizeof(rela_t) || !real_dyn_find(&ri, DT_RELA)) {
+    free(ri.buf);
+    skip(); /* a REL platform, or a plugin without that table */
+  }
+  uint64_t n = size->d_un.d_val / sizeof(rela_t), at = table->d_un.d_ptr + (n - 1) * sizeof(rela_t);
+  rela_t r;
+  memcpy(&r, ri.buf + at, sizeof r);
+  r.r_offset = 0x7fff0000;
+  memcpy(ri.buf + at, &r, sizeof r);
+  char want[160];
+  snprintf(want, sizeof want, "%s relocation %llu writes at 0x7fff0000", expected, (unsigned long long)(n - 1));
+  expect_real_refused(&ri, want);
+}
+
+static void test_last_relocation_outside_image(void **state) {
+  (void)state;
+  break_last_relocation(DT_RELA, DT_RELASZ, "ELF DT_RELA");
+  break_last_relocation(DT_JMPREL, DT_PLTRELSZ, "ELF DT_JMPREL");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid_image),
@@ -762,11 +848,13 @@ int main(void) {
       cmocka_unit_test(test_own_executable_has_no_note),
       cmocka_unit_test(test_real_seed_plugin),
       cmocka_unit_test(test_real_fake_plugin),
+      cmocka_unit_test(test_real_plugin_is_not_read_whole),
       cmocka_unit_test(test_dynamic_section_outside_image),
       cmocka_unit_test(test_dynamic_section_without_terminator),
       cmocka_unit_test(test_dynamic_tables_outside_image),
       cmocka_unit_test(test_code_not_in_file),
       cmocka_unit_test(test_relocation_outside_image),
+      cmocka_unit_test(test_last_relocation_outside_image),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
