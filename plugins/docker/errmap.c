@@ -30,9 +30,18 @@ int sbio__dk_no_answer(const sbio_sdk_http_response *resp) {
   return resp->outcome != SBIO_SDK_HTTP_ANSWERED || resp->status == 0;
 }
 
-int sbio__dk_container_gone(const sbio_sdk_http_response *resp) {
+int sbio__dk_container_missing(const sbio_sdk_http_response *resp) {
   if (resp->outcome != SBIO_SDK_HTTP_ANSWERED) return 0;
   if (resp->status == 404) return 1;
+  /* Podman 4.3, while it removes the container (AutoRemove): a 500
+   * "container ID does not exist in database: no such container", to an
+   * inspect and to an exec create alike (OBSERVED). */
+  return resp->status == 500 && resp->body && strcasestr(resp->body, "no such container") != NULL;
+}
+
+int sbio__dk_container_gone(const sbio_sdk_http_response *resp) {
+  if (resp->outcome != SBIO_SDK_HTTP_ANSWERED) return 0;
+  if (sbio__dk_container_missing(resp)) return 1;
   /* Podman: an exec on a stopped container is a 500 with this cause. */
   if (resp->status == 500 && resp->body && strstr(resp->body, "container state improper")) return 1;
   if (resp->status != 409 || !resp->body) return 0;

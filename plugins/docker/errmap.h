@@ -25,9 +25,12 @@ int sbio__dk_fail(const dk_instance *inst, const sbio_sdk_http_response *resp, i
 int sbio__dk_no_such_container(const sbio_sdk_http_response *resp);
 /* True when no answer came (transport failure, timeout, cancellation). */
 int sbio__dk_no_answer(const sbio_sdk_http_response *resp);
-/* True for the answers meaning the container is gone: 404, or 409 "is not
- * running" / "is restarting" / "is paused" (all mean: no exec possible),
- * or Podman's 500 "container state improper". */
+/* True for the answers meaning the container does not exist (any more):
+ * a 404, or Podman's 500 "... no such container" while it removes one. */
+int sbio__dk_container_missing(const sbio_sdk_http_response *resp);
+/* True for the answers meaning the container is gone: missing (above), or
+ * 409 "is not running" / "is restarting" / "is paused" (all mean: no exec
+ * possible), or Podman's 500 "container state improper". */
 int sbio__dk_container_gone(const sbio_sdk_http_response *resp);
 
 #endif

@@ -89,7 +89,7 @@ int sbio__dk_container_running(dk_instance *inst, const char *container, const s
   sbio_sdk_http_response resp;
   int result = -1;
   if (sbio__dk_send(inst, "GET", path, NULL, call, &resp) == 0) {
-    if (resp.status == 404)
+    if (sbio__dk_container_missing(&resp))
       result = 0;
     else if (resp.status == 200) {
       cJSON *root = cJSON_ParseWithLength(resp.body, resp.len);
@@ -207,6 +207,44 @@ static outcome pump(exec_run *r) {
   }
 }
 
+/* A failure that may be the container's death rather than the exec's own:
+ * the engine's error status (409, 5xx) or a lost connection. Not a caller's
+ * error (400, 401, 403), a cancellation or a deadline: those are answered
+ * as what they are. */
+static int may_be_death(const sbio_sdk_http_response *resp) {
+  switch (resp->outcome) {
+  case SBIO_SDK_HTTP_CANCELLED:
+  case SBIO_SDK_HTTP_TIMEOUT:
+  case SBIO_SDK_HTTP_SLOW:
+  case SBIO_SDK_HTTP_NOMEM:
+    return 0;
+  default:
+    break;
+  }
+  if (sbio__dk_no_answer(resp)) return 1;
+  return resp->status == 409 || resp->status >= 500;
+}
+
+/* Whether the container has stopped or is gone, from one inspect within
+ * the caller's deadline. While a container dies, Podman answers an exec
+ * with texts that say nothing of it (OBSERVED, Podman 4.3: a 500 "does not
+ * exist in database", a started exec whose runc "cannot exec in a stopped
+ * container" and exits 125, a 127 "namespace path: lstat /proc/N/ns/ipc:
+ * no such file or directory"), so the container's own state decides.
+ * Unknown (the engine did not answer) is not gone. */
+static int container_died(exec_run *r) {
+  sbio_sdk_subcall budget;
+  sbio_sdk_call_narrow(&budget, r->call, PROBE_BUDGET_S);
+  return sbio__dk_container_running(r->sb->inst, r->sb->id, &budget.call, &r->container_exit) == 0;
+}
+
+/* The exit codes of an exec the runtime could not run or that was killed:
+ * Podman's own failure (125), the runtime's cannot run / not found
+ * (126, 127), SIGKILL (137, what a stopping container's processes get). */
+static int death_exit_code(int code) {
+  return code == 125 || code == 126 || code == 127 || code == 137;
+}
+
 static int gone_error(exec_run *r, sbio_bk_error *err) {
   return sbio_sdk_error(err, SBIO_E_GONE, "the container stopped or was removed; create a new sandbox",
                         "docker: sandbox %s no longer exists (its container stopped or was removed during the "
@@ -234,6 +272,10 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
       sbio_sdk_http_response_free(&resp);
       return rc;
     }
+    if (rc != 0 && may_be_death(&resp) && container_died(r)) {
+      sbio_sdk_http_response_free(&resp);
+      return gone_error(r, err);
+    }
     if (rc != 0) {
       rc = sbio__dk_fail(inst, &resp, SBIO_E_EXEC, SBIO_E_EXEC, "read the exit code (exec inspect)", err);
       sbio_sdk_http_response_free(&resp);
@@ -247,6 +289,10 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
                             "was read",
                             r->exec_id);
     }
+    /* A runtime failure or a kill is the container's death when the
+     * container is no longer running; in a running one (a command not
+     * found) it is the command's answer. */
+    if (!st.running && st.has_exit && death_exit_code(st.exit_code) && container_died(r)) return gone_error(r, err);
     if (!st.running && st.has_exit) {
       const char *program = r->req->shell ? "/bin/sh" : r->req->argv[0];
       *exit_code = sbio__dk_attach_finish(&r->io, st.exit_code, st.pid, program);
@@ -319,7 +365,7 @@ static int run(exec_run *r, const char *token, int64_t start, int *exit_code, sb
       sbio__dk_exec_kill(r->sb, r->exec_id, token, r->call, how, sizeof how);
       rc = sbio_sdk_error(err, SBIO_E_EXEC_TIMEOUT, "raise the exec timeout",
                           "docker: the exec did not start before its deadline (%s)", how);
-    } else if (sbio__dk_container_gone(&resp)) {
+    } else if (sbio__dk_container_gone(&resp) || (may_be_death(&resp) && container_died(r))) {
       rc = gone_error(r, err);
     } else {
       rc = sbio__dk_fail(inst, &resp, SBIO_E_EXEC, SBIO_E_EXEC_TIMEOUT, "start the exec", err);
@@ -390,7 +436,7 @@ int sbio__dk_op_exec(void *sandbox, const sbio_bk_exec_req *req, const sbio_bk_c
     } else if (resp.outcome == SBIO_SDK_HTTP_CANCELLED) {
       *exit_code = 137; /* killed before it started: as if killed while running */
       rc = SBIO_OK;
-    } else if (sbio__dk_container_gone(&resp))
+    } else if (sbio__dk_container_gone(&resp) || (may_be_death(&resp) && container_died(&r)))
       rc = gone_error(&r, err);
     else
       rc = sbio__dk_fail(inst, &resp, SBIO_E_EXEC, SBIO_E_EXEC_TIMEOUT, "create the exec", err);

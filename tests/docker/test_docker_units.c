@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The docker backend's pure parts, without an engine: frame demux, settings,
- * engine address, paths, version comparison, tar headers. */
+ * engine address, paths, version comparison, tar headers, which engine
+ * answers mean the container is gone. */
 #include "demux.h"
 #include "endpoint.h"
 #include "engine.h"
+#include "errmap.h"
 #include "exec_startfail.h"
 #include "imageref.h"
 #include "paths.h"
@@ -419,6 +421,56 @@ static void test_start_failure_becomes_a_shell_answer(void **state) {
   assert_string_equal(o.data[2], "e");
 }
 
+static sbio_sdk_http_response answer(long status, const char *body) {
+  sbio_sdk_http_response r;
+  memset(&r, 0, sizeof r);
+  r.outcome = SBIO_SDK_HTTP_ANSWERED;
+  r.status = status;
+  r.body = (char *)body;
+  r.len = strlen(body);
+  return r;
+}
+
+/* The answers Podman 4.3 gave to an exec create and an inspect while a
+ * container stopped and AutoRemove removed it (OBSERVED, racing execs
+ * against a container's end), and Docker's: each means gone. */
+static void test_dying_container_answers_are_gone(void **state) {
+  (void)state;
+  const char *removing = "{\"cause\":\"no such container\",\"message\":\"container c0ffee does not exist in "
+                         "database: no such container\",\"response\":500}";
+  const char *removed = "{\"cause\":\"no such container\",\"message\":\"no container with name or ID "
+                        "\\\"c0ffee\\\" found: no such container\",\"response\":404}";
+  const char *improper = "{\"cause\":\"container state improper\",\"message\":\"can only create exec sessions "
+                         "on running containers: container state improper\",\"response\":500}";
+  const char *not_running = "{\"message\":\"cannot exec in a container that is not running; container c0ffee is "
+                            "stopped\"}";
+  const char *docker = "{\"message\":\"Container c0ffee is not running\"}";
+  sbio_sdk_http_response r = answer(500, removing);
+  assert_true(sbio__dk_container_gone(&r));
+  assert_true(sbio__dk_container_missing(&r));
+  r = answer(404, removed);
+  assert_true(sbio__dk_container_gone(&r));
+  assert_true(sbio__dk_container_missing(&r));
+  r = answer(500, improper);
+  assert_true(sbio__dk_container_gone(&r));
+  assert_false(sbio__dk_container_missing(&r)); /* it exists, stopped */
+  r = answer(409, not_running);
+  assert_true(sbio__dk_container_gone(&r));
+  r = answer(409, docker);
+  assert_true(sbio__dk_container_gone(&r));
+  /* Not gone: another 500, a caller's error, an answer that never came. */
+  r = answer(500, "{\"message\":\"OCI runtime error: something else\"}");
+  assert_false(sbio__dk_container_gone(&r));
+  assert_false(sbio__dk_container_missing(&r));
+  r = answer(400, "{\"message\":\"no such container field: Cmd\"}");
+  assert_false(sbio__dk_container_gone(&r));
+  assert_false(sbio__dk_container_missing(&r));
+  r = answer(500, removing);
+  r.outcome = SBIO_SDK_HTTP_BROKEN;
+  assert_false(sbio__dk_container_gone(&r));
+  assert_false(sbio__dk_container_missing(&r));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_demux_any_split),
@@ -432,6 +484,7 @@ int main(void) {
       cmocka_unit_test(test_tar_header_round_trip),
       cmocka_unit_test(test_start_failure_becomes_a_shell_answer),
       cmocka_unit_test(test_backstop_failure_becomes_the_same_answer),
+      cmocka_unit_test(test_dying_container_answers_are_gone),
   };
   return cmocka_run_group_tests_name("docker_units", tests, NULL, NULL);
 }
