@@ -49,7 +49,11 @@ import threading
 
 CID = "c0ffee" + "0123456789abcdef" * 3 + "0123456789"  # 64 hex digits
 EID = "e4ec" + "fedcba9876543210" * 3 + "fedcba987654"  # 64 hex digits
-SECRET = "s3cr3t-value-123"  # the test plants SECRET_TOKEN=<this> in the create's env
+SECRET = "s3cr3t-value-123"
+# Podman 4.3's answer to an exec create or an inspect while it removes the
+# container (OBSERVED).
+PODMAN_REMOVING = {"cause": "no such container", "response": 500,
+                   "message": "container %s does not exist in database: no such container" % CID}  # the test plants SECRET_TOKEN=<this> in the create's env
 
 MODES = {
     "good": "nothing is wrong (the control)",
@@ -79,6 +83,15 @@ MODES = {
     "exec_bad_stream_type": "the exec stream's first frame has stream type 7",
     "exec_huge_frame": "the exec stream's frame says 0xFFFFFFFF bytes, then the connection closes",
     "exec_inspect_exit_string": "exec inspect's ExitCode is a string",
+    # Podman 4.3's answers while a container dies (OBSERVED): the backend
+    # must see that the container is gone, whatever the exec's answer said.
+    "exec_create_removing": "exec create answers Podman's 500 'does not exist in database: no such container'; "
+    "inspect then answers that 500 too",
+    "exec_start_stopped": "the exec stream says runc 'cannot exec in a stopped container', exec inspect says "
+    "ExitCode 125, Pid 0; the container is stopped",
+    "exec_start_lost_removed": "exec start closes the connection without answering; inspect then answers 404",
+    "exec_not_found_running": "the exec stream says runc 'executable file not found', exec inspect says ExitCode "
+    "127, Pid 0; the container is still running (a command not found, not a death)",
     # ---- engine facts (/_ping, /version, /info, Podman's /libpod inspect)
     "ping_no_version": "/_ping has no Api-Version header",
     "ping_version_abc": "/_ping's Api-Version is 'abc'",
@@ -200,6 +213,7 @@ class Engine:
         self.lock = threading.Lock()
         self.started = threading.Event()  # POST /containers/ID/start came
         self.exited = threading.Event()  # the attach stream ended: the command "exited"
+        self.dying = threading.Event()  # an exec answered as Podman does while the container dies
         self.runtime = "runc"  # HostConfig.Runtime of the create, echoed by inspect
         self.exec_cmd = []  # the Cmd of the last exec create
 
@@ -369,13 +383,20 @@ class Handler(socketserver.StreamRequestHandler):
                 ENGINE.exec_cmd = []
             if mode == "exec_create_no_id":
                 self.answer(201, {"Warnings": None})
+            elif mode == "exec_create_removing":
+                ENGINE.dying.set()
+                self.answer(500, PODMAN_REMOVING)
             else:
                 self.answer(201, {"Id": EID})
         elif path == "/exec/%s/start" % EID and method == "POST":
             return self.exec_start(upgrade)
         elif path == "/exec/%s/json" % EID:
             code = "0" if mode == "exec_inspect_exit_string" else 0
-            self.answer(200, {"ID": EID, "Running": False, "ExitCode": code, "Pid": 4242})
+            if mode in ("exec_start_stopped", "exec_not_found_running"):
+                code = 125 if mode == "exec_start_stopped" else 127
+                self.answer(200, {"ID": EID, "Running": False, "ExitCode": code, "Pid": 0})
+            else:
+                self.answer(200, {"ID": EID, "Running": False, "ExitCode": code, "Pid": 4242})
         else:
             self.answer(404, {"message": "page not found"})
         return None
@@ -615,6 +636,15 @@ class Handler(socketserver.StreamRequestHandler):
     def inspect(self):
         mode = ENGINE.mode
         running = ENGINE.started.is_set() and not ENGINE.exited.is_set()
+        if ENGINE.dying.is_set():
+            if mode in ("exec_create_removing",):
+                self.answer(500, PODMAN_REMOVING)
+                return None
+            if mode == "exec_start_lost_removed":
+                self.answer(404, {"cause": "no such container", "response": 404,
+                                  "message": "no container with name or ID \"%s\" found: no such container" % CID})
+                return None
+            running = False
         doc = {
             "Id": CID,
             "State": {"Status": "running" if running else "created", "Running": running, "ExitCode": 0},
@@ -703,8 +733,20 @@ class Handler(socketserver.StreamRequestHandler):
         if not upgrade:
             self.answer(400, {"message": "exec start needs Upgrade: tcp"})
             return "close"
+        if mode == "exec_start_lost_removed":
+            ENGINE.dying.set()
+            self.close_now()
+            return "close"
         self.upgraded()
-        self.stream(mode == "exec_bad_stream_type", mode == "exec_huge_frame")
+        if mode == "exec_start_stopped":
+            ENGINE.dying.set()
+            self.send_raw(frame(2, b"Error: runc: exec failed: cannot exec in a stopped container: OCI runtime error\n"))
+        elif mode == "exec_not_found_running":
+            self.send_raw(frame(2, b"Error: runc: exec failed: unable to start container process: exec: \"nope\": "
+                                   b"executable file not found in $PATH: OCI runtime attempted to invoke a command "
+                                   b"that was not found\n"))
+        else:
+            self.stream(mode == "exec_bad_stream_type", mode == "exec_huge_frame")
         self.close_now()
         return "close"
 

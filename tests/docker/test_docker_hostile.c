@@ -84,6 +84,7 @@ typedef struct mode_case {
   int left;              /* the engine's DELETE fails: the container stays (and the error says so) */
   const char *hint;      /* the hint must contain this, or NULL */
   const char *logged;    /* a log line must contain this, or NULL */
+  int want_exit;         /* P_EXEC that succeeds: the exit code it must give (0: not checked) */
 } mode_case;
 
 /* What hostile_engine.py sends (FILE_BYTES, OUTSIDE_BYTES). */
@@ -326,6 +327,8 @@ static void check_mode(const mode_case *m) {
     fail_msg("%s: the planted secret is in the error: %s (hint: %s)", m->mode, o.message, o.hint);
   if (leaked_secret) fail_msg("%s: the planted secret is in the log or the audit events", m->mode);
   if (m->logged && !logged) fail_msg("%s: no log line says '%s'", m->mode, m->logged);
+  if (m->want_exit && o.exit_code != m->want_exit)
+    fail_msg("%s: wanted exit code %d, got %d", m->mode, m->want_exit, o.exit_code);
   if (m->hint && !strstr(o.hint, m->hint)) fail_msg("%s: the hint does not say '%s': %s", m->mode, m->hint, o.hint);
   int deleted = log_has(log, "DELETE /containers/" CID);
   if (m->removal == DELETE_SENT && !deleted) fail_msg("%s: the container was made and no DELETE was sent", m->mode);
@@ -546,6 +549,12 @@ static const mode_case cases[] = {
     {"exec_bad_stream_type", P_EXEC, SBIO_E_EXEC, {"output stream", "incomplete"}, DELETE_SENT, .runtime = NULL},
     {"exec_huge_frame", P_EXEC, SBIO_E_EXEC, {"output stream", "incomplete"}, DELETE_SENT, .runtime = NULL},
     {"exec_inspect_exit_string", P_EXEC, SBIO_E_EXEC, {"exec inspect", "ExitCode"}, DELETE_SENT, .runtime = NULL},
+    /* Podman's answers while the container dies: gone, not an exec error;
+     * a command not found in a running one stays the command's answer. */
+    {"exec_create_removing", P_EXEC, SBIO_E_GONE, {"no longer exists"}, DELETE_ANY, .runtime = NULL},
+    {"exec_start_stopped", P_EXEC, SBIO_E_GONE, {"no longer exists"}, DELETE_ANY, .runtime = NULL},
+    {"exec_start_lost_removed", P_EXEC, SBIO_E_GONE, {"no longer exists"}, DELETE_ANY, .runtime = NULL},
+    {"exec_not_found_running", P_EXEC, SBIO_OK, {NULL}, DELETE_SENT, .runtime = NULL, .want_exit = 127},
     /* ---- engine facts */
     {"ping_no_version", P_RUN, SBIO_E_CREATE, {"API 1.23", "needs API"}, DELETE_NONE, .runtime = NULL},
     {"ping_version_abc", P_RUN, SBIO_E_CREATE, {"API abc", "needs API"}, DELETE_NONE, .runtime = NULL},
