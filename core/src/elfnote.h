@@ -27,8 +27,9 @@ int sbio__elfnote_find(const unsigned char *buf, size_t len, const char **json, 
  * with everything it needs is a few MiB; this is far beyond any). */
 #define SBIO__ELF_FILE_MAX ((unsigned long long)256 * 1024 * 1024)
 
-/* Same for an open file, read whole into memory (never mapped: a file cut
- * short meanwhile must not crash us). *json_out is a malloc'd copy. */
+/* Same for an open file, of which only the ranges the checks look at are
+ * read, with pread (never mapped: a file cut short meanwhile must not crash
+ * us; a short read is refused). *json_out is a malloc'd copy. */
 int sbio__elfnote_read_fd(int fd, char **json_out, char *reason, size_t reason_size);
 
 #endif
