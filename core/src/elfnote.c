@@ -254,7 +254,8 @@ static int check_header(const host_ehdr *eh, size_t len, char *reason, size_t re
  * end of the file is a SIGBUS, which no caller can catch. So a file whose
  * loadable segments reach past its end -- cut short by a half-written copy
  * or upgrade -- is refused here, before dlopen could ever see it. */
-static int check_loadable(const elf_src *src, const host_ehdr *eh, size_t len, char *reason, size_t reason_size) {
+static int check_loadable(const elf_src *src, const host_ehdr *eh, char *reason, size_t reason_size) {
+  size_t len = src->len;
   for (unsigned i = 0; i < eh->e_phnum; i++) {
     host_phdr ph;
     memcpy(&ph, src->buf + eh->e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
@@ -562,7 +563,7 @@ static int find_in(elf_src *src, const char **json, size_t *json_len, char *reas
   const unsigned char *buf = src->buf;
   size_t len = src->len;
   uint64_t head = len < sizeof(host_ehdr) ? len : sizeof(host_ehdr);
-  if (buf != NULL && need(src, 0, head, reason, reason_size) != 0) return -1;
+  if (need(src, 0, head, reason, reason_size) != 0) return -1;
   if (check_ident(buf, len, reason, reason_size) != 0) return -1;
   if (len < sizeof(host_ehdr)) {
     return fail(reason, reason_size, "truncated ELF header (%zu bytes, need %zu)", len, sizeof(host_ehdr));
@@ -585,7 +586,7 @@ static int find_in(elf_src *src, const char **json, size_t *json_len, char *reas
     if (scan_segment(&s, i, ph.p_offset, ph.p_filesz, ph.p_align, reason, reason_size) != 0) return -1;
   }
   if (s.json == NULL) return fail(reason, reason_size, "no .note.sandboxio metadata note");
-  if (check_loadable(src, &eh, len, reason, reason_size) != 0) return -1;
+  if (check_loadable(src, &eh, reason, reason_size) != 0) return -1;
   if (check_dynamic(src, &eh, reason, reason_size) != 0) return -1;
   if (json) *json = s.json;
   if (json_len) *json_len = s.json_len;
