@@ -49,11 +49,11 @@ import threading
 
 CID = "c0ffee" + "0123456789abcdef" * 3 + "0123456789"  # 64 hex digits
 EID = "e4ec" + "fedcba9876543210" * 3 + "fedcba987654"  # 64 hex digits
-SECRET = "s3cr3t-value-123"
+SECRET = "s3cr3t-value-123"  # the test plants SECRET_TOKEN=<this> in the create's env
 # Podman 4.3's answer to an exec create or an inspect while it removes the
 # container (OBSERVED).
 PODMAN_REMOVING = {"cause": "no such container", "response": 500,
-                   "message": "container %s does not exist in database: no such container" % CID}  # the test plants SECRET_TOKEN=<this> in the create's env
+                   "message": "container %s does not exist in database: no such container" % CID}
 
 MODES = {
     "good": "nothing is wrong (the control)",
@@ -637,7 +637,7 @@ class Handler(socketserver.StreamRequestHandler):
         mode = ENGINE.mode
         running = ENGINE.started.is_set() and not ENGINE.exited.is_set()
         if ENGINE.dying.is_set():
-            if mode in ("exec_create_removing",):
+            if mode == "exec_create_removing":
                 self.answer(500, PODMAN_REMOVING)
                 return None
             if mode == "exec_start_lost_removed":
