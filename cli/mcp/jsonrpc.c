@@ -153,12 +153,17 @@ void rpc_write_end(mj_writer *w) {
   mj_w_obj_end(w);
 }
 
+size_t rpc_id_room(const mj_value *id) {
+  if (!id) return 4; /* null */
+  return id->type == MJ_STRING ? 6 * id->len + 2 : id->len;
+}
+
 char *rpc_id_key(const mj_value *id) {
   if (!usable_id(id)) return NULL;
   /* The id's JSON text: a string id may hold any character, NUL included,
    * and its JSON form is one NUL-free spelling of it. */
   mj_writer w;
-  mj_w_init(&w, RPC_MAX_FRAME + 8);
+  mj_w_init(&w, rpc_id_room(id) + 16);
   mj_w_arr(&w);
   mj_w_str(&w, id->type == MJ_STRING ? "s" : "n");
   mj_w_value(&w, id);

@@ -58,6 +58,17 @@ typedef struct rpc_frame {
 int rpc_frame_parse(const char *text, size_t len, rpc_frame *out);
 void rpc_frame_free(rpc_frame *f);
 
+/* The most bytes a value read from one frame takes when written back: a
+ * string's escaping turns a byte into at most six (a DEL is \u007f), so
+ * this is 6 * RPC_MAX_FRAME. Writers that copy a client's value (an id, a
+ * progress token, the arguments) size themselves by it. */
+#define RPC_MAX_ECHO ((size_t)6 * RPC_MAX_FRAME)
+
+/* The bytes `id` takes when written back (at most RPC_MAX_ECHO): a
+ * response is sized for its own content plus this, so an id of any length
+ * the reader accepted comes back as sent. */
+size_t rpc_id_room(const mj_value *id);
+
 /* Writes {"jsonrpc":"2.0","id":ID,"error":{"code":C,"message":M}} (id null
  * when NULL). */
 void rpc_write_error(mj_writer *w, const mj_value *id, int code, const char *message);

@@ -89,7 +89,7 @@ static void send_writer(mcp_channel *ch, mj_writer *w) {
 
 void mcp_send_error(mcp_channel *ch, const mj_value *id, int code, const char *message) {
   mj_writer w;
-  mj_w_init(&w, 64 * 1024);
+  mj_w_init(&w, 64 * 1024 + rpc_id_room(id));
   rpc_write_error(&w, id, code, message);
   send_writer(ch, &w);
 }
@@ -136,7 +136,7 @@ static void handle_initialize(mcp_session *s, const rpc_msg *m, mcp_channel *ch,
   char text[1024];
   instructions(s, text, sizeof text);
   mj_writer w;
-  mj_w_init(&w, 64 * 1024);
+  mj_w_init(&w, 64 * 1024 + rpc_id_room(m->id));
   rpc_write_result_begin(&w, m->id);
   mj_w_obj(&w);
   mj_w_key(&w, "protocolVersion");
@@ -165,7 +165,7 @@ static void handle_initialize(mcp_session *s, const rpc_msg *m, mcp_channel *ch,
 
 static void answer_empty(const rpc_msg *m, mcp_channel *ch, mcp_frame_result *res) {
   mj_writer w;
-  mj_w_init(&w, 4096);
+  mj_w_init(&w, 4096 + rpc_id_room(m->id));
   rpc_write_result_begin(&w, m->id);
   mj_w_raw(&w, "{}");
   rpc_write_end(&w);
@@ -175,7 +175,7 @@ static void answer_empty(const rpc_msg *m, mcp_channel *ch, mcp_frame_result *re
 
 static void handle_tools_list(const rpc_msg *m, const char *version, mcp_channel *ch, mcp_frame_result *res) {
   mj_writer w;
-  mj_w_init(&w, 256 * 1024);
+  mj_w_init(&w, 256 * 1024 + rpc_id_room(m->id));
   rpc_write_result_begin(&w, m->id);
   mcp_tools_list(&w, version);
   rpc_write_end(&w);

@@ -61,9 +61,11 @@ static int64_t now_ns(void) {
 }
 
 /* ----------------------------------------------------------------- jobs */
+/* A client's value (id, progress token, arguments) as JSON text: any value
+ * the reader accepted fits, escaping included. */
 static char *value_json(const mj_value *v) {
   mj_writer w;
-  mj_w_init(&w, RPC_MAX_FRAME + 64);
+  mj_w_init(&w, RPC_MAX_ECHO + 64);
   mj_w_value(&w, v);
   return mj_w_take(&w, NULL);
 }
@@ -127,7 +129,7 @@ static void job_progress(mcp_job *j, const char *message) {
   pthread_mutex_lock(&j->send_lock);
   if (!j->answered) {
     mj_writer w;
-    mj_w_init(&w, 64 * 1024);
+    mj_w_init(&w, 64 * 1024 + strlen(j->token_json));
     rpc_write_notification_begin(&w, "notifications/progress");
     mj_w_obj(&w);
     mj_w_key(&w, "progressToken");
@@ -217,7 +219,7 @@ static void send_response(mcp_job *j, mj_writer *result) {
   if (!text) {
     /* Too large for MCP_MAX_OUTPUT (or out of memory): the client still
      * gets an answer to its request. */
-    mj_w_init(&e, 4096);
+    mj_w_init(&e, 4096 + strlen(j->id_json));
     mj_w_obj(&e);
     mj_w_key(&e, "jsonrpc");
     mj_w_str(&e, "2.0");
@@ -242,7 +244,8 @@ static void run_job(mcp_worker *w, mcp_job *j) {
     return;
   }
   mj_writer out;
-  mj_w_init(&out, MCP_MAX_OUTPUT);
+  /* The result's bound, plus the id the client chose. */
+  mj_w_init(&out, MCP_MAX_OUTPUT + strlen(j->id_json));
   mj_w_obj(&out);
   mj_w_key(&out, "jsonrpc");
   mj_w_str(&out, "2.0");

@@ -4,7 +4,7 @@
 // and everything it writes is valid UTF-8 JSON, even when a command prints
 // bytes that are not text.
 import { spawn } from 'node:child_process';
-import { assert, INIT, run, SBIO, scratch, serverEnv, startHttp, test } from './lib.mjs';
+import { assert, callLog, INIT, rawSession, run, SBIO, scratch, serverEnv, startHttp, test } from './lib.mjs';
 
 const strict = new TextDecoder('utf-8', { fatal: true });
 
@@ -118,6 +118,52 @@ test('HTTP: 1,000 malformed bodies, each refused, and it still serves', async ()
   assert.deepEqual((await res.json()).result, {});
   server.proc.kill('SIGTERM');
   assert.equal(await server.exited, 143);
+});
+
+test('stdio: an id or progress token of any length comes back exactly as sent', async () => {
+  const ctx = scratch();
+  const s = rawSession([], serverEnv(ctx));
+  const sameId = (m, id) => assert.ok(m.id === id, `the id came back as sent: ${JSON.stringify(m).slice(0, 200)}`);
+  // 100,000 characters, and 600,000 DEL characters, which the writer
+  // escapes to six bytes each (3.6 MB written back from a 0.6 MB line).
+  const long = 'i'.repeat(100000);
+  const del = '\x7f'.repeat(600000);
+  const initId = 'init-' + long;
+  s.send(INIT(initId));
+  const init = await s.next();
+  sameId(init, initId);
+  assert.equal(init.result?.protocolVersion, '2025-11-25', JSON.stringify(init).slice(0, 300));
+  s.send({ jsonrpc: '2.0', id: long, method: 'ping' });
+  const ping = await s.next();
+  sameId(ping, long);
+  assert.deepEqual(ping.result, {});
+  s.send({ jsonrpc: '2.0', id: long, method: 'resources/list' });
+  const unknown = await s.next();
+  sameId(unknown, long);
+  assert.equal(unknown.error?.code, -32601);
+  s.send({ jsonrpc: '2.0', id: long, method: 'tools/list' });
+  const list = await s.next();
+  sameId(list, long);
+  assert.equal(list.result?.tools?.length, 6);
+  s.send({ jsonrpc: '2.0', id: del, method: 'tools/call', params: { name: 'sandbox_info' } });
+  const info = await s.next();
+  sameId(info, del);
+  assert.equal(info.result?.isError, false, JSON.stringify(info).slice(0, 300));
+  s.send({
+    jsonrpc: '2.0',
+    id: 'progress',
+    method: 'tools/call',
+    params: { name: 'run_command', arguments: { cmd: 'echo hi' }, _meta: { progressToken: long } },
+  });
+  const progress = await s.next();
+  assert.equal(progress.method, 'notifications/progress', JSON.stringify(progress).slice(0, 300));
+  assert.ok(progress.params.progressToken === long, 'the progress token came back as sent');
+  let done;
+  while ((done = await s.next()).method === 'notifications/progress');
+  assert.equal(done.id, 'progress');
+  assert.equal(done.result?.structuredContent?.stdout, 'hi\n');
+  s.proc.stdin.end();
+  assert.equal(await s.exited, 0);
 });
 
 await run();
