@@ -370,10 +370,49 @@ static mj_value *read_array(reader *r, size_t depth) {
   return NULL;
 }
 
+/* Objects up to this many members are checked for a duplicate key as each
+ * key is read (against the earlier ones: cheap while small); larger ones
+ * once, when they close, by sorting, so that a message of 4 MiB of
+ * distinct keys costs n log n comparisons rather than n squared (minutes
+ * of a stalled reader). */
+#define KEY_SCAN_MAX 16
+
 static int key_seen(const tmp_list *l, const char *key, size_t len) {
   const mj_member *m = l->items;
   for (size_t i = 0; i < l->n; i++)
     if (m[i].key_len == len && memcmp(m[i].key, key, len) == 0) return 1;
+  return 0;
+}
+
+typedef struct key_ref {
+  const char *key;
+  size_t len, at; /* at: the key's byte offset, to report a duplicate */
+} key_ref;
+
+static int key_ref_cmp(const void *a, const void *b) {
+  const key_ref *x = a, *y = b;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  int c = memcmp(x->key, y->key, x->len);
+  if (c) return c;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The offset of the first key (in document order) that repeats an earlier
+ * one, or SIZE_MAX; -1 with the failure set on out of memory. */
+static int first_duplicate(reader *r, const tmp_list *l, const size_t *offsets, size_t *dup_at) {
+  *dup_at = SIZE_MAX;
+  key_ref *refs = malloc(l->n * sizeof *refs);
+  if (!refs) return fail(r, r->pos, "out of memory");
+  const mj_member *m = l->items;
+  for (size_t i = 0; i < l->n; i++) refs[i] = (key_ref){m[i].key, m[i].key_len, offsets[i]};
+  qsort(refs, l->n, sizeof *refs, key_ref_cmp);
+  /* Equal keys are adjacent, in document order: each later one is a
+   * duplicate, and the earliest of those is what the reader reports. */
+  for (size_t i = 1; i < l->n; i++)
+    if (refs[i].len == refs[i - 1].len && memcmp(refs[i].key, refs[i - 1].key, refs[i].len) == 0 &&
+        refs[i].at < *dup_at)
+      *dup_at = refs[i].at;
+  free(refs);
   return 0;
 }
 
@@ -382,6 +421,7 @@ static mj_value *read_object(reader *r, size_t depth) {
   if (!v) return NULL;
   r->pos++; /* '{' */
   tmp_list l = {NULL, 0, 0, sizeof(mj_member)};
+  tmp_list offsets = {NULL, 0, 0, sizeof(size_t)};
   skip_ws(r);
   if (r->pos < r->len && r->s[r->pos] == '}') {
     r->pos++;
@@ -396,12 +436,11 @@ static mj_value *read_object(reader *r, size_t depth) {
     size_t key_at = r->pos;
     mj_member m = {0};
     if (read_string(r, &m.key, &m.key_len) != 0) break;
-    /* Quadratic in the member count, which the message size bounds; MCP
-     * objects are small. */
-    if (key_seen(&l, m.key, m.key_len)) {
+    if (l.n < KEY_SCAN_MAX && key_seen(&l, m.key, m.key_len)) {
       fail(r, key_at, "duplicate key in an object");
       break;
     }
+    if (tmp_push(r, &offsets, &key_at) != 0) break;
     skip_ws(r);
     if (r->pos >= r->len || r->s[r->pos] != ':') {
       fail(r, r->pos, "expected ':' after an object key");
@@ -420,16 +459,24 @@ static mj_value *read_object(reader *r, size_t depth) {
       continue;
     }
     if (r->s[r->pos] == '}') {
+      size_t dup_at = SIZE_MAX;
+      if (l.n > KEY_SCAN_MAX && first_duplicate(r, &l, offsets.items, &dup_at) != 0) break;
+      if (dup_at != SIZE_MAX) {
+        fail(r, dup_at, "duplicate key in an object");
+        break;
+      }
       r->pos++;
       v->n = l.n;
       v->members = tmp_to_arena(r, &l);
       free(l.items);
+      free(offsets.items);
       return r->failed ? NULL : v;
     }
     fail(r, r->pos, "expected ',' or '}' in an object");
     break;
   }
   free(l.items);
+  free(offsets.items);
   return NULL;
 }
 

@@ -166,4 +166,31 @@ test('stdio: an id or progress token of any length comes back exactly as sent', 
   assert.equal(await s.exited, 0);
 });
 
+test('stdio: an object of 450,000 members is read without a quadratic check of its keys', async () => {
+  const ctx = scratch();
+  const s = rawSession([], serverEnv(ctx));
+  s.send(INIT());
+  await s.next();
+  // Distinct four-character keys, just under the 4 MiB bound: checking
+  // each new key against every earlier one (quadratic) takes minutes, far
+  // past next()'s bound; a duplicate among them is still found.
+  const keys = [];
+  for (let i = 0; i < 450000; i++) keys.push(`"${i.toString(36).padStart(4, '0')}":0`);
+  const members = keys.join(',');
+  s.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{${members}}}`);
+  assert.deepEqual((await s.next()).result, {});
+  s.send(`{"jsonrpc":"2.0","id":2,"method":"ping","params":{${members},"0000":1}}`);
+  const dup = await s.next();
+  assert.equal(dup.error?.code, -32700);
+  const at = 50 + members.length + 1;
+  assert.equal(dup.error.message, `Parse error: duplicate key in an object at byte ${at}`);
+  s.send(`{"jsonrpc":"2.0","id":3,"method":"ping","params":{${members},"x":1,"x":2}}`);
+  const dup2 = await s.next();
+  assert.equal(dup2.error.message, `Parse error: duplicate key in an object at byte ${at + 6}`);
+  s.send({ jsonrpc: '2.0', id: 'alive', method: 'ping' });
+  assert.deepEqual((await s.next()).result, {});
+  s.proc.stdin.end();
+  assert.equal(await s.exited, 0);
+});
+
 await run();

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,48 @@ static void test_reader_refuses_the_rest(void **state) {
     assert_non_null(why);
     assert_string_equal(why, bad[i][1]);
   }
+}
+
+/* {"k000":0,...} with n distinct keys, then `tail` before the brace. */
+static char *many_keys(size_t n, const char *tail) {
+  char *text = malloc(n * 12 + strlen(tail) + 4);
+  size_t len = 0;
+  text[len++] = '{';
+  for (size_t i = 0; i < n; i++) len += (size_t)sprintf(text + len, "%s\"k%03zu\":0", i ? "," : "", i);
+  len += (size_t)sprintf(text + len, "%s}", tail);
+  return text;
+}
+
+/* Large objects are checked for duplicates by sorting when they close:
+ * the same answer, and the same offset (the first repeated key in document
+ * order), as the scan of small ones. */
+static void test_duplicate_keys_in_large_objects(void **state) {
+  (void)state;
+  for (size_t n = 15; n <= 300; n += 57) {
+    char *text = many_keys(n, "");
+    mj_doc *d = parse(text);
+    assert_non_null(d);
+    assert_int_equal(mj_root(d)->n, n);
+    mj_free(d);
+    free(text);
+    /* Two repeats: the earlier one is reported. */
+    text = many_keys(n, ",\"k007\":1,\"k003\":2");
+    mj_error e;
+    assert_null(mj_parse(text, strlen(text), 64, &e));
+    assert_string_equal(e.reason, "duplicate key in an object");
+    assert_int_equal(e.offset, strlen(text) - strlen("\"k007\":1,\"k003\":2}"));
+    free(text);
+  }
+  /* Keys that differ only after an escaped NUL, or only in length, are
+   * distinct; equal ones with a NUL are not. */
+  char *text = many_keys(20, ",\"a\\u0000b\":1,\"a\\u0000c\":1,\"a\":1,\"a\\u0000\":1");
+  mj_doc *d = parse(text);
+  assert_non_null(d);
+  mj_free(d);
+  free(text);
+  text = many_keys(20, ",\"a\\u0000b\":1,\"x\":1,\"a\\u0000b\":1");
+  assert_string_equal(reason(text), "duplicate key in an object");
+  free(text);
 }
 
 static void test_strings_keep_nul_and_numbers_keep_their_lexeme(void **state) {
@@ -257,6 +300,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reader_accepts_rfc8259),
       cmocka_unit_test(test_reader_refuses_the_rest),
+      cmocka_unit_test(test_duplicate_keys_in_large_objects),
       cmocka_unit_test(test_strings_keep_nul_and_numbers_keep_their_lexeme),
       cmocka_unit_test(test_writer_output_is_valid_utf8_whatever_came_in),
       cmocka_unit_test(test_writer_limits_and_misuse_fail),
