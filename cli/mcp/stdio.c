@@ -99,6 +99,12 @@ static void handle_line(mcp_session *s, stdio_channel *c, const char *line, size
   rpc_frame_free(&frame);
 }
 
+static void refuse_long(stdio_channel *c) {
+  char why[128];
+  snprintf(why, sizeof why, "Invalid Request: a message of more than %zu bytes was refused unread", RPC_MAX_FRAME);
+  mcp_send_error(&c->base, NULL, RPC_INVALID_REQUEST, why);
+}
+
 int mcp_stdio_serve(mcp_server *srv, mcp_shutdown *sd) {
   stdio_channel *cp = calloc(1, sizeof *cp);
   mcp_session *s = mcp_session_new(srv);
@@ -130,12 +136,11 @@ int mcp_stdio_serve(mcp_server *srv, mcp_shutdown *sd) {
     size_t start = 0, end = len + (size_t)n;
     for (size_t i = len; i < end; i++) {
       if (buf[i] != '\n') continue;
-      if (discarding) {
+      /* The bound holds whatever the reads were: a line that reached
+       * past it within the chunk that held its newline is refused too. */
+      if (discarding || i - start > RPC_MAX_FRAME) {
         discarding = 0;
-        char why[128];
-        snprintf(why, sizeof why, "Invalid Request: a message of more than %zu bytes was refused unread",
-                 RPC_MAX_FRAME);
-        mcp_send_error(&c->base, NULL, RPC_INVALID_REQUEST, why);
+        refuse_long(c);
       } else {
         handle_line(s, c, buf + start, i - start);
       }

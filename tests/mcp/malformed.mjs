@@ -193,4 +193,27 @@ test('stdio: an object of 450,000 members is read without a quadratic check of i
   assert.equal(await s.exited, 0);
 });
 
+test('stdio: a line one byte over 4 MiB is refused however the reads fall', async () => {
+  const ctx = scratch();
+  const s = rawSession([], serverEnv(ctx));
+  const ping = (id, size) => {
+    const head = `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"pad":"`;
+    return head + 'a'.repeat(size - head.length - 3) + '"}}';
+  };
+  const MAX = 4 * 1024 * 1024;
+  s.send(ping(1, MAX)); // exactly the bound: served
+  assert.deepEqual((await s.next()).result, {});
+  for (const over of [1, 1000, 60000]) {
+    s.send(ping(2, MAX + over));
+    const r = await s.next();
+    assert.equal(r.error?.code, -32600, `${over} bytes over: ${JSON.stringify(r)}`);
+    assert.match(r.error.message, /more than 4194304 bytes was refused unread/);
+    assert.equal(r.id, null);
+  }
+  s.send({ jsonrpc: '2.0', id: 'alive', method: 'ping' });
+  assert.deepEqual((await s.next()).result, {});
+  s.proc.stdin.end();
+  assert.equal(await s.exited, 0);
+});
+
 await run();
