@@ -132,7 +132,16 @@ int mcp_stdio_serve(mcp_server *srv, mcp_shutdown *sd) {
     if (!fds[0].revents) continue;
     ssize_t n = read(STDIN_FILENO, buf + len, READ_CHUNK);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n <= 0) break; /* EOF (or a read error): the client went away */
+    if (n <= 0) {
+      /* EOF (or a read error): the client went away. A last message
+       * without its newline is still a message: answered like the others
+       * (a tool call in it is dropped with the session, as at every EOF). */
+      if (n == 0 && (discarding || len > RPC_MAX_FRAME))
+        refuse_long(c);
+      else if (n == 0 && len)
+        handle_line(s, c, buf, len);
+      break;
+    }
     size_t start = 0, end = len + (size_t)n;
     for (size_t i = len; i < end; i++) {
       if (buf[i] != '\n') continue;

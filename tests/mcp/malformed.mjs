@@ -216,4 +216,28 @@ test('stdio: a line one byte over 4 MiB is refused however the reads fall', asyn
   assert.equal(await s.exited, 0);
 });
 
+test('stdio: a last message without its newline is still answered at end of file', async () => {
+  const ctx = scratch();
+  for (const [tail, check] of [
+    ['{"jsonrpc":"2.0","id":"last","method":"ping"}', (m) => assert.deepEqual(m.result, {})],
+    ['{"jsonrpc":"2.0","id":"last","method":"ping"}\r', (m) => assert.deepEqual(m.result, {})],
+    ['{"jsonrpc":"2.0","id":"last","meth', (m) => assert.equal(m.error?.code, -32700)],
+  ]) {
+    const s = rawSession([], serverEnv(ctx));
+    s.send(INIT());
+    await s.next();
+    s.proc.stdin.end(tail);
+    const m = await s.next();
+    check(m);
+    assert.equal(await s.exited, 0);
+  }
+  // A line over the bound that ends at end of file is refused, not dropped.
+  const s = rawSession([], serverEnv(ctx));
+  s.proc.stdin.end('{"a":"' + 'z'.repeat(5 * 1024 * 1024) + '"}');
+  const big = await s.next();
+  assert.equal(big.error?.code, -32600);
+  assert.equal(await s.exited, 0);
+  assert.deepEqual(callLog(ctx).filter((l) => l.startsWith('create')), [], 'none of this created a sandbox');
+});
+
 await run();
