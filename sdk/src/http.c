@@ -4,6 +4,7 @@
 
 #include <sandboxio/sdk/url.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,31 @@
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc = CURLE_OK;
 
+/* libcurl stays loaded for the rest of the process once initialised. It
+ * is never cleaned up (below), so unloading it with this backend would
+ * drop initialised global state (OpenSSL's included) without a cleanup,
+ * and the next host would map, relocate and initialise libcurl's tree of
+ * some thirty libraries again: most of the cost of closing a host that
+ * used HTTP, and of every later host that does. Marked RTLD_NODELETE on the
+ * library that really holds curl_global_init (whatever its soname), found
+ * with dladdr; the backend itself is still unloaded as usual. */
+static void keep_curl_loaded(void) {
+  CURLcode (*init)(long) = curl_global_init;
+  void *addr;
+  memcpy(&addr, &init, sizeof addr); /* dladdr takes an object pointer */
+  Dl_info where;
+  if (!dladdr(addr, &where) || !where.dli_fname) return;
+  /* RTLD_NOLOAD: only the library already mapped; never a second one. The
+   * reference this takes is kept on purpose. */
+  (void)dlopen(where.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 /* The process-wide libcurl rule (http.h): initialised once, here, before
  * the first handle, and never cleaned up: the core and other backends in
  * the same process use libcurl too, and cleanup is not safe while they do. */
 static void curl_init(void) {
   curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (curl_init_rc == CURLE_OK) keep_curl_loaded();
 }
 
 static int dup_opt(const char *in, char **out) {

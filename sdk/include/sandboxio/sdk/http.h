@@ -50,7 +50,9 @@
  *   backend ever calls curl_global_cleanup(): a plugin cannot know who else
  *   in the process (the core, other backends, the application) still uses
  *   libcurl. Code outside the SDK that uses libcurl follows the same rule
- *   (docs/writing-a-backend.md).
+ *   (docs/writing-a-backend.md). Once initialised, libcurl stays loaded
+ *   until the process exits (RTLD_NODELETE), after the backend that
+ *   brought it is unloaded.
  *
  * One client may be used by many threads at once; it keeps a small pool of
  * connections so keep-alive connections are reused. Several transfers of
