@@ -36,6 +36,13 @@ enum {
   DK_GARBLED_CUT = 2    /* the stream ended inside a frame */
 };
 
+/* The probes both loops make: after this long without a byte on the stream
+ * the process (exec inspect, or the container) is inspected, because a
+ * stream can stay open after the process behind it is gone; and the most
+ * time one probe's requests may take (never past the call's deadline). */
+#define DK_IDLE_PROBE_NS (2LL * 1000000000LL)
+#define DK_PROBE_BUDGET_S 2.0
+
 enum {
   DK_ATTACH_MORE = -1,     /* nothing ended; bytes may have moved */
   DK_ATTACH_EOF = 0,       /* the process closed its output */

@@ -6,7 +6,7 @@
  * exit code from exec inspect.
  *
  * Every wait is bounded by the call's deadline, and the stream is watched:
- * after IDLE_PROBE_NS of silence the exec is inspected, because a stream
+ * after DK_IDLE_PROBE_NS of silence the exec is inspected, because a stream
  * can stay open for ever after its sandbox died (OBSERVED under runsc with a
  * too-small PIDs limit: the exec vanishes, the container exits, the
  * connection never closes). A dead container ends the exec with
@@ -29,8 +29,6 @@
 #include <string.h>
 #include <sys/random.h>
 
-#define IDLE_PROBE_NS (2LL * 1000000000LL)
-#define PROBE_BUDGET_S 2.0
 #define AFTER_S 10.0 /* for the inspects after the stream ended (never past the deadline's margin) */
 
 /* END_CANCELLED: the sandbox is being killed; END_EXEC_CANCELLED: only this
@@ -173,7 +171,7 @@ typedef struct exec_run {
 static int probe(exec_run *r) {
   dk_instance *inst = r->sb->inst;
   sbio_sdk_subcall budget;
-  sbio_sdk_call_narrow(&budget, r->call, PROBE_BUDGET_S);
+  sbio_sdk_call_narrow(&budget, r->call, DK_PROBE_BUDGET_S);
   dk_exec_state st;
   sbio_sdk_http_response resp;
   int rc = sbio__dk_exec_inspect(inst, r->exec_id, &budget.call, &st, &resp);
@@ -200,7 +198,7 @@ static outcome pump(exec_run *r) {
     if (step == DK_ATTACH_DEADLINE) return END_DEADLINE;
     if (step == DK_ATTACH_EOF) return END_EOF;
     if (step == DK_ATTACH_LOST) return END_LOST;
-    if (step == DK_ATTACH_IDLE && sbio__dk_now(inst) - r->io.last_activity >= IDLE_PROBE_NS) {
+    if (step == DK_ATTACH_IDLE && sbio__dk_now(inst) - r->io.last_activity >= DK_IDLE_PROBE_NS) {
       int end = probe(r);
       if (end >= 0) return (outcome)end;
     }
@@ -234,7 +232,7 @@ static int may_be_death(const sbio_sdk_http_response *resp) {
  * Unknown (the engine did not answer) is not gone. */
 static int container_died(exec_run *r) {
   sbio_sdk_subcall budget;
-  sbio_sdk_call_narrow(&budget, r->call, PROBE_BUDGET_S);
+  sbio_sdk_call_narrow(&budget, r->call, DK_PROBE_BUDGET_S);
   return sbio__dk_container_running(r->sb->inst, r->sb->id, &budget.call, &r->container_exit) == 0;
 }
 
@@ -317,7 +315,7 @@ static int finish(exec_run *r, int *exit_code, sbio_bk_error *err) {
 static int lost(exec_run *r, int *exit_code, sbio_bk_error *err) {
   dk_instance *inst = r->sb->inst;
   sbio_bk_call budget;
-  sbio_sdk_call_cleanup_bounded(&budget, r->call, PROBE_BUDGET_S);
+  sbio_sdk_call_cleanup_bounded(&budget, r->call, DK_PROBE_BUDGET_S);
   int state = sbio__dk_container_running(inst, r->sb->id, &budget, NULL);
   if (state == 0) return gone_error(r, err);
   dk_exec_state st;

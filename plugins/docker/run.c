@@ -36,8 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IDLE_PROBE_NS (2LL * 1000000000LL)
-#define PROBE_BUDGET_S 2.0
 #define WAIT_BODY_MAX 4096
 
 typedef enum end {
@@ -231,7 +229,7 @@ static int read_wait(dk_wait *w, int *exit_code) {
  * after its container died (seen under runsc); the wait then knows. */
 static int stopped(one_shot *r) {
   sbio_sdk_subcall budget;
-  sbio_sdk_call_narrow(&budget, r->call, PROBE_BUDGET_S);
+  sbio_sdk_call_narrow(&budget, r->call, DK_PROBE_BUDGET_S);
   int state = sbio__dk_container_running(r->inst, r->id, &budget.call, NULL);
   r->io.last_activity = sbio__dk_now(r->inst);
   return state == 0; /* -1, no answer: the deadline still bounds the run */
@@ -244,7 +242,7 @@ static end pump(one_shot *r) {
     if (step == DK_ATTACH_DEADLINE) return END_DEADLINE;
     if (step == DK_ATTACH_EOF) return END_EOF;
     if (step == DK_ATTACH_LOST) return END_LOST;
-    if (step == DK_ATTACH_IDLE && sbio__dk_now(r->inst) - r->io.last_activity >= IDLE_PROBE_NS && stopped(r))
+    if (step == DK_ATTACH_IDLE && sbio__dk_now(r->inst) - r->io.last_activity >= DK_IDLE_PROBE_NS && stopped(r))
       return END_STOPPED;
   }
 }
