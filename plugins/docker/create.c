@@ -121,6 +121,19 @@ static int post_create(dk_instance *inst, const char *body, const char *name, co
   return ok ? 0 : -2;
 }
 
+/* 1 when a create that failed may still have made its container: the
+ * request may have reached the engine and its answer not reached us (the
+ * connection broke, or the deadline or a cancellation came while it was
+ * out), or the engine says the name is in use. The name is this create's
+ * own (random), so only an earlier attempt of this same create can hold it
+ * (libcurl resends a request once when a reused connection turns out dead,
+ * and the first one may have been acted on). Not when the request provably
+ * never reached the engine, nor when the engine answered anything else. */
+static int may_have_made(const sbio_sdk_http_response *resp) {
+  if (resp->outcome == SBIO_SDK_HTTP_ANSWERED) return resp->status == 409;
+  return !resp->not_sent;
+}
+
 int sbio__dk_create_container(dk_instance *inst, const char *body, const char *name, const char *image,
                               const sbio_bk_call *call, char *id, size_t id_size, int *left, sbio_bk_error *err) {
   dk_pull policy = inst->settings.pull;
@@ -144,13 +157,24 @@ int sbio__dk_create_container(dk_instance *inst, const char *body, const char *n
                           "docker: image %.200s is not present on the engine and the pull policy is never (%s)", image,
                           sbio__dk_engine_message(&resp, msg, sizeof msg));
       if (err) err->provider_status = 404;
+    } else if (r == -1 && resp.outcome == SBIO_SDK_HTTP_ANSWERED && resp.status == 409) {
+      /* The engine's 409 names the name, which says nothing useful here:
+       * what happened is that an answer was lost. */
+      rc = sbio_sdk_error(err, SBIO_E_CREATE, "check the engine's socket and its log; then try again",
+                          "docker: create the container: the engine's answer to it was lost, and the create resent "
+                          "found its container already made (HTTP 409 for its name %s)",
+                          name);
+      if (err) err->provider_status = 409;
     } else {
       rc = sbio__dk_fail(inst, &resp, SBIO_E_CREATE, SBIO_E_CREATE_TIMEOUT, "create the container", err);
     }
+    int made = r == -2 || may_have_made(&resp);
     sbio_sdk_http_response_free(&resp);
-    /* The engine made a container whose id its answer did not give: the
-     * name it was given is the one handle left on it. */
-    if (r == -2) *left = !sbio__dk_discard(inst, name, call, CLEANUP_S, DK_DISCARD_DEADLINE_MARGIN, err);
+    /* The engine made (or may have made) a container whose id its answer
+     * did not give: the name it was given is the one handle left on it. A
+     * removal of a container that was never made is answered 404, which
+     * counts as removed. */
+    if (made) *left = !sbio__dk_discard(inst, name, call, CLEANUP_S, DK_DISCARD_DEADLINE_MARGIN, err);
   }
   return rc;
 }

@@ -83,7 +83,9 @@ int sbio__dk_check_request(const dk_instance *inst, const sbio_bk_create_req *re
  * - container_name: a name of the container's own, unique per create;
  * - create_container: POST /containers/create?name=NAME, pulling as the
  *   policy says. A 201 whose answer has no usable id (not JSON, no Id, an
- *   Id that is not 64 hex digits) made a container all the same: it is
+ *   Id that is not 64 hex digits) made a container all the same, and a
+ *   create whose answer was lost (a broken connection, the deadline or a
+ *   cancellation while it was out, a 409 for its own name) may have: it is
  *   removed by its name, and *left says whether that was not confirmed
  *   (the error then says so and hints at `sbio reap`);
  * - start_container: `program` names the main process's program for the

@@ -65,6 +65,8 @@ MODES = {
     "create_id_dotdot": "create answers 201 with {\"Id\": \"../x\"}",
     "create_id_short": "create answers 201 with the first 12 hex digits of the id",
     "create_echo_secret": "create answers 500 with the request's secret env value in its message",
+    "create_drop": "create makes the container, then closes the connection without answering",
+    "create_hangs": "create makes the container and never answers (the create's deadline comes)",
     "inspect_echo_secret": "inspect answers 500 with the secret env value in its message",
     "inspect_runtime_missing": "inspect has no HostConfig.Runtime",
     "inspect_runtime_not_string": "inspect has HostConfig.Runtime 42",
@@ -613,6 +615,11 @@ class Handler(socketserver.StreamRequestHandler):
             return None
         if mode != "create_echo_secret":  # a 201 made the container, whatever its body says
             ENGINE.add(name or "hostile_" + CID[:8], auto_remove)
+        if mode == "create_drop":
+            return "close"
+        if mode == "create_hangs":
+            self.rfile.read(1)  # until the client gives up and closes the connection
+            return "close"
         if mode == "create_not_json":
             self.answer(201, "<html>this is not json</html>", "text/html")
         elif mode == "create_no_id":
