@@ -53,12 +53,30 @@ const char *sbio__config_quote(const char *text, char *buf, size_t size) {
   return buf;
 }
 
-/* Names what a node is for "must be X, not Y" messages, quoting a scalar's
- * text (only ever called for keys whose values are not secrets). */
+/* Whether a bad value is shown in a message: a few short words (a
+ * misspelt choice, "yes please" for a boolean, a relative path, the empty
+ * string) help the reader and are no credential; anything longer, or with
+ * characters no keyword has, may be a token pasted under the wrong key and
+ * is described by its length instead. The message carries the line and
+ * column either way. */
+static int shown_as_is(const char *text) {
+  static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.-/~";
+  size_t n = strlen(text);
+  return n <= SBIO__SHOW_MAX && strspn(text, word) == n;
+}
+
+/* Names what a node is for "must be X, not Y" messages: its kind, and a
+ * scalar's text when it is a short word or a number (shown_as_is); other
+ * strings by their length only. */
 const char *sbio__config_describe(const sbio__config_node *n, char *buf, size_t size) {
   if (n->kind == SBIO__NODE_MAPPING) return "a mapping";
   if (n->kind == SBIO__NODE_SEQUENCE) return "a list";
   if (!n->quoted && n->type == SBIO__SCALAR_NULL) return "empty (null)";
+  int plain_number = !n->quoted && (n->type == SBIO__SCALAR_INT || n->type == SBIO__SCALAR_FLOAT);
+  if (!plain_number && !shown_as_is(n->text)) {
+    snprintf(buf, size, "a string of %zu bytes (not shown: it may be a credential)", strlen(n->text));
+    return buf;
+  }
   if (n->quoted && sbio__config_resolve_plain(n->text) != SBIO__SCALAR_STRING) {
     char q[SBIO__QUOTE_BUF];
     snprintf(buf, size, "the quoted string %s", sbio__config_quote(n->text, q, sizeof q));

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #define SBIO__QUOTE_MAX 64                         /* bytes of a bad value echoed in a message */
+#define SBIO__SHOW_MAX 12                          /* longest bad string value shown at all (sbio__config_describe) */
 #define SBIO__QUOTE_BUF (SBIO__QUOTE_MAX * 4 + 16) /* room for escapes, "..." and quotes */
 
 /* The file being read. */

@@ -163,11 +163,11 @@ static sbio_code read_sha256(const sbio__config_src *ctx, const sbio__config_nod
     return SBIO_OK;
   }
   char d[SBIO__QUOTE_BUF];
-  if (value->kind == SBIO__NODE_SCALAR && !(value->type == SBIO__SCALAR_NULL && !value->quoted))
+  const char *shown = sbio__config_describe(value, d, sizeof d);
+  if (shown == d && d[0] == '"') /* the value itself: say how long it is too */
     return sbio__config_fail_node(ctx, value, "\"sha256\" must be 64 hexadecimal digits, not %s (%zu characters)",
-                                  sbio__config_describe(value, d, sizeof d), strlen(value->text));
-  return sbio__config_fail_node(ctx, value, "\"sha256\" must be 64 hexadecimal digits, not %s",
-                                sbio__config_describe(value, d, sizeof d));
+                                  shown, strlen(value->text));
+  return sbio__config_fail_node(ctx, value, "\"sha256\" must be 64 hexadecimal digits, not %s", shown);
 }
 
 /* Only the key path ever appears in messages about settings: their values
