@@ -22,11 +22,10 @@ static CURLcode curl_init_rc = CURLE_OK;
 /* libcurl stays loaded for the rest of the process once initialised. It
  * is never cleaned up (below), so unloading it with this backend would
  * drop initialised global state (OpenSSL's included) without a cleanup,
- * and the next host would map, relocate and initialise libcurl's tree of
- * some thirty libraries again: most of the cost of closing a host that
- * used HTTP, and of every later host that does. Marked RTLD_NODELETE on the
- * library that really holds curl_global_init (whatever its soname), found
- * with dladdr; the backend itself is still unloaded as usual. */
+ * and the next host in the process would map, relocate and initialise
+ * libcurl's tree of some thirty libraries again. Marked RTLD_NODELETE on
+ * the library that really holds curl_global_init (whatever its soname),
+ * found with dladdr; the backend itself is still unloaded as usual. */
 static void keep_curl_loaded(void) {
   CURLcode (*init)(long) = curl_global_init;
   void *addr;
