@@ -47,6 +47,15 @@ function parseLines(raw) {
     .map((l) => JSON.parse(l));
 }
 
+// After what a test sent, the session still answers a ping, and the
+// server ends with status 0 when its input closes.
+async function stillServesThenEnds(s) {
+  s.send({ jsonrpc: '2.0', id: 'alive', method: 'ping' });
+  assert.deepEqual((await s.next()).result, {});
+  s.proc.stdin.end();
+  assert.equal(await s.exited, 0);
+}
+
 test('stdio: 1,000 malformed messages, 1,000 errors, and it still answers', async () => {
   const ctx = scratch();
   const proc = spawn(SBIO, ['mcp'], { env: serverEnv(ctx), stdio: ['pipe', 'pipe', 'pipe'] });
@@ -187,10 +196,7 @@ test('stdio: an object of 450,000 members is read without a quadratic check of i
   s.send(`{"jsonrpc":"2.0","id":3,"method":"ping","params":{${members},"x":1,"x":2}}`);
   const dup2 = await s.next();
   assert.equal(dup2.error.message, `Parse error: duplicate key in an object at byte ${at + 6}`);
-  s.send({ jsonrpc: '2.0', id: 'alive', method: 'ping' });
-  assert.deepEqual((await s.next()).result, {});
-  s.proc.stdin.end();
-  assert.equal(await s.exited, 0);
+  await stillServesThenEnds(s);
 });
 
 test('stdio: a line one byte over 4 MiB is refused however the reads fall', async () => {
@@ -210,10 +216,7 @@ test('stdio: a line one byte over 4 MiB is refused however the reads fall', asyn
     assert.match(r.error.message, /more than 4194304 bytes was refused unread/);
     assert.equal(r.id, null);
   }
-  s.send({ jsonrpc: '2.0', id: 'alive', method: 'ping' });
-  assert.deepEqual((await s.next()).result, {});
-  s.proc.stdin.end();
-  assert.equal(await s.exited, 0);
+  await stillServesThenEnds(s);
 });
 
 test('stdio: a last message without its newline is still answered at end of file', async () => {
