@@ -65,15 +65,20 @@ static int shown_as_is(const char *text) {
   return n <= SBIO__SHOW_MAX && strspn(text, word) == n;
 }
 
+int sbio__config_value_shown(const sbio__config_node *n) {
+  if (n->kind != SBIO__NODE_SCALAR || (!n->quoted && n->type == SBIO__SCALAR_NULL)) return 0;
+  int plain_number = !n->quoted && (n->type == SBIO__SCALAR_INT || n->type == SBIO__SCALAR_FLOAT);
+  return plain_number || shown_as_is(n->text);
+}
+
 /* Names what a node is for "must be X, not Y" messages: its kind, and a
- * scalar's text when it is a short word or a number (shown_as_is); other
- * strings by their length only. */
+ * scalar's text when sbio__config_value_shown says so; other strings by
+ * their length only. */
 const char *sbio__config_describe(const sbio__config_node *n, char *buf, size_t size) {
   if (n->kind == SBIO__NODE_MAPPING) return "a mapping";
   if (n->kind == SBIO__NODE_SEQUENCE) return "a list";
   if (!n->quoted && n->type == SBIO__SCALAR_NULL) return "empty (null)";
-  int plain_number = !n->quoted && (n->type == SBIO__SCALAR_INT || n->type == SBIO__SCALAR_FLOAT);
-  if (!plain_number && !shown_as_is(n->text)) {
+  if (!sbio__config_value_shown(n)) {
     snprintf(buf, size, "a string of %zu bytes (not shown: it may be a credential)", strlen(n->text));
     return buf;
   }

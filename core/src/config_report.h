@@ -35,8 +35,13 @@ sbio_code sbio__config_fail_oom(const sbio__config_src *ctx);
  * bytes into buf (SBIO__QUOTE_BUF bytes); returns buf. */
 const char *sbio__config_quote(const char *text, char *buf, size_t size);
 /* Names what a node is for "must be X, not Y" messages, quoting a scalar's
- * text: only for keys whose values are not secrets. */
+ * text when sbio__config_value_shown says so and giving its length
+ * otherwise: only for keys whose values are not secrets. */
 const char *sbio__config_describe(const sbio__config_node *n, char *buf, size_t size);
+/* Whether sbio__config_describe shows the node's own text: a scalar that is
+ * a plain number or a few short words (see config_report.c), never a
+ * mapping, a list or null. */
+int sbio__config_value_shown(const sbio__config_node *n);
 /* The kind of a node alone ("a list", "a string"...), for values that may
  * be secrets. */
 const char *sbio__config_describe_kind(const sbio__config_node *n);

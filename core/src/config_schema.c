@@ -164,7 +164,7 @@ static sbio_code read_sha256(const sbio__config_src *ctx, const sbio__config_nod
   }
   char d[SBIO__QUOTE_BUF];
   const char *shown = sbio__config_describe(value, d, sizeof d);
-  if (shown == d && d[0] == '"') /* the value itself: say how long it is too */
+  if (sbio__config_value_shown(value)) /* the value itself: say how long it is too */
     return sbio__config_fail_node(ctx, value, "\"sha256\" must be 64 hexadecimal digits, not %s (%zu characters)",
                                   shown, strlen(value->text));
   return sbio__config_fail_node(ctx, value, "\"sha256\" must be 64 hexadecimal digits, not %s", shown);
